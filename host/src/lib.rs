@@ -1,1 +1,12 @@
-pub fn x(){}
+//! webrig: a browser rig for AI agents. One daemon owns the browser and the
+//! security boundary; agents drive it through the CLI or the HTTP API.
+
+pub mod artifacts;
+pub mod browser;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod daemon;
+pub mod error;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

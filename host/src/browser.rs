@@ -1,0 +1,14 @@
+//! The browser layer: CDP connections, sessions, tabs, navigation, reading and
+//! capture. Written once against a CDP session, whatever carries it (a launched
+//! browser's WebSocket today, the extension relay later).
+
+pub mod capture;
+pub mod cdp;
+pub mod launch;
+pub mod nav;
+pub mod read;
+pub mod session;
+pub mod tab;
+
+pub use session::{SessionState, SharedSession};
+pub use tab::Tab;

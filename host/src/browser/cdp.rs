@@ -1,0 +1,282 @@
+//! One CDP connection multiplexing flat sessions, over any text-frame transport.
+//!
+//! Owns request ids, matching responses to callers, fanning events out to
+//! subscribers, and failing every pending call when the transport drops. Today the
+//! transport is a WebSocket to a browser's DevTools endpoint; the extension relay
+//! will hand the same [`Connection::from_transport`] its own frame stream, so every
+//! feature above this layer works unchanged. Typed protocol crates are not used:
+//! the handful of methods webrig calls are plain JSON, and a generated protocol
+//! crate would cost minutes of compile time on a 2-core machine.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+/// Largest frame accepted from a browser (full-page screenshots are big).
+const MAX_FRAME: usize = 256 << 20;
+const EVENT_BUFFER: usize = 4096;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CdpError {
+    #[error("the browser connection is closed")]
+    Closed,
+    #[error("{message} (CDP error {code})")]
+    Protocol { code: i64, message: String },
+    #[error("cannot connect to {url}: {reason}")]
+    Connect { url: String, reason: String },
+}
+
+/// A CDP event: `session_id` is the flat session it came from (None: browser).
+#[derive(Debug)]
+pub struct Event {
+    pub session_id: Option<String>,
+    pub method: String,
+    pub params: Value,
+}
+
+type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>;
+
+struct Inner {
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+    next_id: AtomicU64,
+    events: broadcast::Sender<Arc<Event>>,
+    closed: watch::Receiver<bool>,
+}
+
+/// A cheap-to-clone handle on one browser connection.
+#[derive(Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+#[derive(Deserialize)]
+struct Incoming {
+    id: Option<u64>,
+    result: Option<Value>,
+    error: Option<ProtocolError>,
+    method: Option<String>,
+    #[serde(default)]
+    params: Value,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ProtocolError {
+    code: i64,
+    message: String,
+}
+
+impl Connection {
+    /// Connects to a browser's `ws://…/devtools/browser/…` endpoint.
+    pub async fn connect_ws(url: &str) -> Result<Connection, CdpError> {
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .max_message_size(Some(MAX_FRAME))
+            .max_frame_size(Some(MAX_FRAME));
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+            .await
+            .map_err(|e| CdpError::Connect {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
+        use tokio_tungstenite::tungstenite::Message;
+        let (sink, stream) = ws.split();
+        let sink = sink.with(|text: String| async move {
+            Ok::<_, tokio_tungstenite::tungstenite::Error>(Message::text(text))
+        });
+        let stream = stream.filter_map(|msg| async move {
+            match msg {
+                Ok(Message::Text(text)) => Some(Ok(text.to_string())),
+                Ok(Message::Binary(bytes)) => Some(Ok(String::from_utf8_lossy(&bytes).into_owned())),
+                Ok(Message::Close(_)) => Some(Err(())),
+                Ok(_) => None,
+                Err(_) => Some(Err(())),
+            }
+        });
+        Ok(Connection::from_transport(sink, stream))
+    }
+
+    /// Runs the protocol over any transport of text frames. The connection counts
+    /// as closed when `stream` ends or yields an error, or `sink` fails.
+    pub fn from_transport<Tx, Rx>(sink: Tx, stream: Rx) -> Connection
+    where
+        Tx: Sink<String> + Send + 'static,
+        Rx: Stream<Item = Result<String, ()>> + Send + 'static,
+    {
+        let (out, mut out_rx) = mpsc::unbounded_channel::<String>();
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let (closed_tx, closed) = watch::channel(false);
+        let inner = Arc::new(Inner {
+            out,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            events,
+            closed,
+        });
+        let closed_tx = Arc::new(closed_tx);
+
+        let writer_closed = closed_tx.clone();
+        tokio::spawn(async move {
+            let mut sink = std::pin::pin!(sink);
+            while let Some(frame) = out_rx.recv().await {
+                if sink.send(frame).await.is_err() {
+                    break;
+                }
+            }
+            writer_closed.send_replace(true);
+        });
+
+        let weak = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            let mut stream = std::pin::pin!(stream);
+            let mut closed_rx = closed_tx.subscribe();
+            loop {
+                let frame = tokio::select! {
+                    frame = stream.next() => frame,
+                    _ = closed_rx.wait_for(|closed| *closed) => None,
+                };
+                let Some(Ok(text)) = frame else { break };
+                let Some(inner) = weak.upgrade() else { break };
+                inner.dispatch(&text);
+            }
+            closed_tx.send_replace(true);
+            if let Some(inner) = weak.upgrade() {
+                inner.fail_pending();
+            }
+        });
+
+        Connection { inner }
+    }
+
+    /// Sends `method` to the browser (`session` None) or to a flat session.
+    pub async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        if self.is_closed() {
+            return Err(CdpError::Closed);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut frame = serde_json::json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            frame["sessionId"] = Value::String(session.to_string());
+        }
+        let (tx, rx) = oneshot::channel();
+        self.inner.lock_pending().insert(id, tx);
+        // Removes the entry if this future is dropped before the answer comes.
+        let _guard = PendingGuard {
+            inner: &self.inner,
+            id,
+        };
+        if self.inner.out.send(frame.to_string()).is_err() {
+            return Err(CdpError::Closed);
+        }
+        // The reader may have failed all pending calls between our check and insert.
+        if self.is_closed() {
+            self.inner.lock_pending().remove(&id);
+            return Err(CdpError::Closed);
+        }
+        rx.await.unwrap_or(Err(CdpError::Closed))
+    }
+
+    /// Every event from now on. Slow subscribers lose the oldest events
+    /// (`RecvError::Lagged`) rather than slowing the connection.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.inner.events.subscribe()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.inner.closed.borrow()
+    }
+
+    /// Resolves once the transport has dropped.
+    pub async fn closed(&self) {
+        let mut rx = self.inner.closed.clone();
+        let _ = rx.wait_for(|closed| *closed).await;
+    }
+}
+
+struct PendingGuard<'a> {
+    inner: &'a Inner,
+    id: u64,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.inner.lock_pending().remove(&self.id);
+    }
+}
+
+impl Inner {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>> {
+        // A poisoned map only means a panic elsewhere while holding it; the map
+        // itself is still consistent (inserts and removes are single operations).
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn dispatch(&self, text: &str) {
+        let Ok(msg) = serde_json::from_str::<Incoming>(text) else {
+            tracing::warn!(len = text.len(), "ignoring a CDP frame that is not JSON");
+            return;
+        };
+        if let Some(id) = msg.id {
+            let Some(tx) = self.lock_pending().remove(&id) else { return };
+            let answer = match msg.error {
+                Some(e) => Err(CdpError::Protocol {
+                    code: e.code,
+                    message: e.message,
+                }),
+                None => Ok(msg.result.unwrap_or(Value::Null)),
+            };
+            let _ = tx.send(answer);
+        } else if let Some(method) = msg.method {
+            let _ = self.events.send(Arc::new(Event {
+                session_id: msg.session_id,
+                method,
+                params: msg.params,
+            }));
+        }
+    }
+
+    fn fail_pending(&self) {
+        for (_, tx) in self.lock_pending().drain() {
+            let _ = tx.send(Err(CdpError::Closed));
+        }
+    }
+}
+
+/// One flat session (a page target) on a connection.
+#[derive(Clone)]
+pub struct Session {
+    conn: Connection,
+    id: Arc<str>,
+}
+
+impl Session {
+    pub fn new(conn: Connection, id: &str) -> Self {
+        Session {
+            conn,
+            id: Arc::from(id),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
+        self.conn.call(Some(&self.id), method, params).await
+    }
+}

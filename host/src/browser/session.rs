@@ -1,0 +1,412 @@
+//! A named session: its browser (launched or connected), its tabs, the active tab.
+//!
+//! Owns the browser's lifetime and tab bookkeeping. Commands for one session run
+//! one at a time (the daemon holds the session's lock), so nothing here needs its
+//! own locking. It must not know about HTTP or the CLI.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::cdp::{Connection, Session as CdpSession};
+use super::launch::{self, LaunchOptions};
+use super::tab::Tab;
+use crate::error::{ApiError, ErrorCode};
+
+pub const MAX_TABS: usize = 32;
+
+enum Owner {
+    /// Started by webrig: killed on close, profile deleted if temporary.
+    Launched {
+        child: tokio::process::Child,
+        _profile: Option<tempfile::TempDir>,
+    },
+    /// Someone else's browser: we only disconnect.
+    Connected,
+}
+
+pub struct Browser {
+    conn: Connection,
+    owner: Owner,
+    endpoint: String,
+    executable: Option<PathBuf>,
+}
+
+impl Browser {
+    pub async fn launch(opts: &LaunchOptions) -> Result<Browser, ApiError> {
+        let mut launched = launch::launch(opts).await?;
+        let conn = match Connection::connect_ws(&launched.ws_url).await {
+            Ok(conn) => conn,
+            Err(e) => {
+                let _ = launched.child.start_kill();
+                return Err(ApiError::new(ErrorCode::BrowserGone, e.to_string()));
+            }
+        };
+        Ok(Browser {
+            conn,
+            endpoint: launched.ws_url,
+            executable: Some(launched.executable),
+            owner: Owner::Launched {
+                child: launched.child,
+                _profile: launched.temp_profile,
+            },
+        })
+    }
+
+    pub async fn connect(endpoint: &str) -> Result<Browser, ApiError> {
+        let ws = launch::resolve_endpoint(endpoint).await?;
+        let conn = Connection::connect_ws(&ws)
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
+        Ok(Browser {
+            conn,
+            endpoint: ws,
+            executable: None,
+            owner: Owner::Connected,
+        })
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn is_gone(&mut self) -> bool {
+        if self.conn.is_closed() {
+            return true;
+        }
+        match &mut self.owner {
+            Owner::Launched { child, .. } => !matches!(child.try_wait(), Ok(None)),
+            Owner::Connected => false,
+        }
+    }
+
+    /// Closes a launched browser (politely, then by force) or disconnects.
+    async fn shutdown(mut self) {
+        if let Owner::Launched { child, .. } = &mut self.owner {
+            let _ = tokio::time::timeout(
+                Duration::from_millis(500),
+                self.conn.call(None, "Browser.close", json!({})),
+            )
+            .await;
+            if tokio::time::timeout(Duration::from_millis(1500), child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+            }
+        }
+    }
+}
+
+/// What `sessions` reports without taking a session's lock.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct SessionInfo {
+    pub name: String,
+    /// `none` (no browser yet), `launched`, `connected` or `gone`.
+    pub browser: String,
+    pub endpoint: Option<String>,
+    pub executable: Option<String>,
+    pub tabs: usize,
+}
+
+pub struct SessionState {
+    name: String,
+    browser: Option<Browser>,
+    gone: Option<String>,
+    closed: bool,
+    tabs: Vec<Tab>,
+    active: Option<String>,
+    next_tab: u32,
+}
+
+impl SessionState {
+    pub fn new(name: &str) -> Self {
+        SessionState {
+            name: name.to_string(),
+            browser: None,
+            gone: None,
+            closed: false,
+            tabs: Vec::new(),
+            active: None,
+            next_tab: 1,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    pub fn has_browser(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    pub fn info(&mut self) -> SessionInfo {
+        let gone = self.check_gone().is_err();
+        let (browser, endpoint, executable) = match &self.browser {
+            None if gone => ("gone", None, None),
+            None => ("none", None, None),
+            Some(b) => (
+                if gone {
+                    "gone"
+                } else if matches!(b.owner, Owner::Launched { .. }) {
+                    "launched"
+                } else {
+                    "connected"
+                },
+                Some(b.endpoint.clone()),
+                b.executable.as_ref().map(|p| p.display().to_string()),
+            ),
+        };
+        SessionInfo {
+            name: self.name.clone(),
+            browser: browser.to_string(),
+            endpoint,
+            executable,
+            tabs: self.tabs.len(),
+        }
+    }
+
+    fn check_gone(&mut self) -> Result<(), ApiError> {
+        if self.gone.is_none() && self.browser.as_mut().is_some_and(Browser::is_gone) {
+            self.gone = Some("the browser exited or its connection dropped".into());
+        }
+        match &self.gone {
+            Some(why) => Err(browser_gone(&self.name, why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts a browser for this session; refuses if one is running.
+    pub async fn launch(&mut self, opts: &LaunchOptions) -> Result<(), ApiError> {
+        self.replace_browser(Browser::launch(opts).await?).await
+    }
+
+    pub async fn connect(&mut self, endpoint: &str) -> Result<(), ApiError> {
+        self.replace_browser(Browser::connect(endpoint).await?).await
+    }
+
+    async fn replace_browser(&mut self, browser: Browser) -> Result<(), ApiError> {
+        if self.browser.is_some() && self.check_gone().is_ok() {
+            browser.shutdown().await;
+            return Err(ApiError::invalid(format!(
+                "session {:?} already has a browser",
+                self.name
+            ))
+            .with_hint("close it first (webrig close), or pick another --session"));
+        }
+        if let Some(old) = self.browser.take() {
+            old.shutdown().await;
+        }
+        self.gone = None;
+        self.tabs.clear();
+        self.active = None;
+        self.browser = Some(browser);
+        if let Err(e) = self.adopt_pages().await {
+            if let Some(browser) = self.browser.take() {
+                browser.shutdown().await;
+            }
+            self.tabs.clear();
+            self.active = None;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Takes every existing page target of the browser as a tab.
+    async fn adopt_pages(&mut self) -> Result<(), ApiError> {
+        let conn = self.connection()?.clone();
+        let targets = conn.call(None, "Target.getTargets", json!({})).await?;
+        let pages: Vec<String> = targets["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["type"] == "page")
+            .filter_map(|t| t["targetId"].as_str().map(str::to_string))
+            .take(MAX_TABS)
+            .collect();
+        for target in pages {
+            self.attach(&target).await?;
+        }
+        Ok(())
+    }
+
+    fn connection(&mut self) -> Result<&Connection, ApiError> {
+        self.check_gone()?;
+        match &self.browser {
+            Some(b) => Ok(&b.conn),
+            None => Err(ApiError::not_found(format!("session {:?} has no browser", self.name))
+                .with_hint("start one with webrig launch or webrig goto URL")),
+        }
+    }
+
+    async fn ensure_browser(&mut self) -> Result<(), ApiError> {
+        if self.browser.is_none() && self.gone.is_none() {
+            self.launch(&LaunchOptions::default()).await?;
+        }
+        self.check_gone()
+    }
+
+    async fn attach(&mut self, target_id: &str) -> Result<Tab, ApiError> {
+        let conn = self.connection()?.clone();
+        let attached = conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+            )
+            .await?;
+        let session_id = attached["sessionId"]
+            .as_str()
+            .ok_or_else(|| ApiError::internal("Target.attachToTarget returned no sessionId"))?;
+        let cdp = CdpSession::new(conn, session_id);
+        let id = format!("t{}", self.next_tab);
+        self.next_tab += 1;
+        let tab = Tab::attach(id, target_id.to_string(), cdp).await?;
+        if self.active.is_none() {
+            self.active = Some(tab.id().to_string());
+        }
+        self.tabs.push(tab.clone());
+        Ok(tab)
+    }
+
+    /// The tab a command acts on: `id`, else the active tab; launches a browser
+    /// and opens a tab when the session has none.
+    pub async fn tab(&mut self, id: Option<&str>) -> Result<Tab, ApiError> {
+        self.ensure_browser().await?;
+        if let Some(id) = id {
+            return self.find_tab(id).cloned();
+        }
+        if let Some(active) = self.active.clone() {
+            if let Ok(tab) = self.find_tab(&active) {
+                return Ok(tab.clone());
+            }
+        }
+        match self.tabs.first().cloned() {
+            Some(tab) => {
+                self.active = Some(tab.id().to_string());
+                Ok(tab)
+            }
+            None => self.new_tab().await,
+        }
+    }
+
+    fn find_tab(&self, id: &str) -> Result<&Tab, ApiError> {
+        self.tabs.iter().find(|t| t.id() == id).ok_or_else(|| {
+            ApiError::not_found(format!("no tab {id:?} in session {:?}", self.name))
+                .with_hint("list tabs with webrig tabs")
+        })
+    }
+
+    /// Opens a blank tab and makes it active.
+    pub async fn new_tab(&mut self) -> Result<Tab, ApiError> {
+        self.ensure_browser().await?;
+        if self.tabs.len() >= MAX_TABS {
+            return Err(ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!("session {:?} already has {MAX_TABS} tabs", self.name),
+            )
+            .with_hint("close one with webrig tab close ID"));
+        }
+        let conn = self.connection()?.clone();
+        let created = conn
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))
+            .await?;
+        let target = created["targetId"]
+            .as_str()
+            .ok_or_else(|| ApiError::internal("Target.createTarget returned no targetId"))?
+            .to_string();
+        let tab = self.attach(&target).await?;
+        self.active = Some(tab.id().to_string());
+        Ok(tab)
+    }
+
+    pub fn select_tab(&mut self, id: &str) -> Result<Tab, ApiError> {
+        self.check_gone()?;
+        let tab = self.find_tab(id)?.clone();
+        self.active = Some(id.to_string());
+        Ok(tab)
+    }
+
+    pub async fn close_tab(&mut self, id: &str) -> Result<(), ApiError> {
+        let tab = self.find_tab(id)?.clone();
+        let conn = self.connection()?.clone();
+        conn.call(
+            None,
+            "Target.closeTarget",
+            json!({ "targetId": tab.target_id() }),
+        )
+        .await?;
+        self.tabs.retain(|t| t.id() != id);
+        if self.active.as_deref() == Some(id) {
+            self.active = self.tabs.last().map(|t| t.id().to_string());
+        }
+        Ok(())
+    }
+
+    /// Tabs with their live URL and title, in opening order.
+    pub async fn list_tabs(&mut self) -> Result<Vec<TabInfo>, ApiError> {
+        let conn = self.connection()?.clone();
+        let targets = conn.call(None, "Target.getTargets", json!({})).await?;
+        let infos: Vec<&Value> = targets["targetInfos"].as_array().into_iter().flatten().collect();
+        // Tabs whose target vanished (closed by the page) are dropped here.
+        self.tabs
+            .retain(|tab| infos.iter().any(|t| t["targetId"] == tab.target_id()));
+        if let Some(active) = &self.active {
+            if !self.tabs.iter().any(|t| t.id() == active) {
+                self.active = self.tabs.last().map(|t| t.id().to_string());
+            }
+        }
+        Ok(self
+            .tabs
+            .iter()
+            .map(|tab| {
+                let info = infos.iter().find(|t| t["targetId"] == tab.target_id());
+                let field = |k: &str| {
+                    info.and_then(|t| t[k].as_str()).unwrap_or_default().to_string()
+                };
+                TabInfo {
+                    id: tab.id().to_string(),
+                    url: field("url"),
+                    title: field("title"),
+                    active: self.active.as_deref() == Some(tab.id()),
+                }
+            })
+            .collect())
+    }
+
+    /// Ends the session: closes a launched browser, disconnects a connected one.
+    pub async fn shutdown(&mut self) {
+        self.closed = true;
+        self.tabs.clear();
+        self.active = None;
+        if let Some(browser) = self.browser.take() {
+            browser.shutdown().await;
+        }
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct TabInfo {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    pub active: bool,
+}
+
+fn browser_gone(session: &str, why: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::BrowserGone,
+        format!("the browser of session {session:?} is gone: {why}"),
+    )
+    .with_hint("start a new one with webrig launch, or end the session with webrig close")
+}
+
+/// Shared so the daemon can hold it across awaits.
+pub type SharedSession = Arc<tokio::sync::Mutex<SessionState>>;

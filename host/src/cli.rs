@@ -1,0 +1,242 @@
+//! The `webrig` command line: clap wiring generated from the registry, output
+//! rendering, and the daemon client (which starts the daemon when needed).
+
+mod client;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
+
+use crate::commands::envelope::{Request, Response};
+use crate::commands::{self, Entry};
+use crate::config::{self, Home};
+
+/// Options every command takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Globals {
+    /// Session to act in.
+    #[arg(long, global = true, env = "WEBRIG_SESSION", default_value = "default")]
+    pub session: String,
+    /// Tab to act on (default: the session's active tab).
+    #[arg(long, global = true)]
+    pub tab: Option<String>,
+    /// Deadline for the whole command in ms (1-120000, default 30000).
+    #[arg(long, global = true)]
+    pub timeout_ms: Option<u64>,
+    /// Print the API envelope as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Daemon port (default 9377).
+    #[arg(long, global = true)]
+    pub port: Option<u16>,
+    /// Request id to send (echoed back).
+    #[arg(long, global = true, hide = true)]
+    pub id: Option<String>,
+}
+
+fn build() -> clap::Command {
+    let mut root = clap::Command::new("webrig")
+        .version(crate::VERSION)
+        .about("A browser rig for AI agents. The first command starts the daemon.")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    root = <Globals as clap::Args>::augment_args(root);
+    root = root.subcommand(
+        clap::Command::new("serve")
+            .about("Run the daemon in the foreground (other commands start it in the background)")
+            .arg(Arg::new("watch-pid").long("watch-pid").hide(true).value_parser(clap::value_parser!(u32))),
+    );
+    root = root.subcommand(
+        clap::Command::new("docs")
+            .hide(true)
+            .about("Print docs/SURFACE.md generated from the registry")
+            .arg(Arg::new("surface").long("surface").action(ArgAction::SetTrue)),
+    );
+    let mut groups: Vec<(&str, clap::Command)> = Vec::new();
+    for entry in commands::registry() {
+        match entry.cli_name().split_once(' ') {
+            None => {
+                let cmd = clap::Command::new(entry.cli_name()).about(entry.about());
+                root = root.subcommand(entry.augment(cmd));
+            }
+            Some((group, leaf)) => {
+                let cmd = entry.augment(clap::Command::new(leaf).about(entry.about()));
+                match groups.iter_mut().find(|(g, _)| *g == group) {
+                    Some((_, parent)) => *parent = parent.clone().subcommand(cmd),
+                    None => groups.push((
+                        group,
+                        clap::Command::new(group)
+                            .subcommand_required(true)
+                            .about(format!("{group} commands"))
+                            .subcommand(cmd),
+                    )),
+                }
+            }
+        }
+    }
+    for (_, parent) in groups {
+        root = root.subcommand(parent);
+    }
+    root
+}
+
+/// The registry entry and argument matches a parsed command line names.
+fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
+    let (name, sub) = matches.subcommand()?;
+    if let Some(entry) = commands::find(name) {
+        return Some((entry, sub));
+    }
+    let (leaf, leaf_matches) = sub.subcommand()?;
+    commands::find(&format!("{name} {leaf}")).map(|e| (e, leaf_matches))
+}
+
+pub fn main() -> ExitCode {
+    let matches = build().get_matches();
+    let globals = match Globals::from_arg_matches(&matches) {
+        Ok(g) => g,
+        Err(e) => e.exit(),
+    };
+    match matches.subcommand() {
+        Some(("serve", sub)) => return serve(&globals, sub.get_one::<u32>("watch-pid").copied()),
+        Some(("docs", _)) => {
+            print!("{}", commands::surface::markdown());
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    let Some((entry, sub)) = resolve(&matches) else {
+        eprintln!("error: unknown command");
+        return ExitCode::from(2);
+    };
+    let args = match entry.parse(sub) {
+        Ok(args) => args,
+        Err(e) => return report_local(&globals, &format!("{}", e.message()), 2),
+    };
+    let request = Request {
+        id: globals.id.clone(),
+        session: Some(globals.session.clone()),
+        tab: globals.tab.clone(),
+        command: entry.api_name().to_string(),
+        args,
+        timeout_ms: globals.timeout_ms,
+    };
+    let home = match Home::from_env() {
+        Ok(h) => h,
+        Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
+    };
+    let port = match config::port(globals.port) {
+        Ok(p) => p,
+        Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
+    };
+    let sent = client::Client::new(home, port).send(&request, entry.autostart());
+    let (raw, response) = match sent {
+        Ok(r) => r,
+        Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
+    };
+    render(&globals, entry, &raw, &response)
+}
+
+fn render(globals: &Globals, entry: &Entry, raw: &str, response: &Response) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    if globals.json {
+        let _ = writeln!(stdout, "{}", raw.trim_end());
+    }
+    match (&response.result, &response.error) {
+        (Some(result), None) => {
+            if !globals.json {
+                let text = entry
+                    .human(result)
+                    .unwrap_or_else(|| serde_json::to_string_pretty(result).unwrap_or_default());
+                if !text.is_empty() {
+                    let _ = writeln!(stdout, "{text}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        (_, Some(error)) => {
+            if !globals.json {
+                eprintln!("error: {}", error.message());
+                if let Some(hint) = error.hint() {
+                    eprintln!("hint: {hint}");
+                }
+            }
+            ExitCode::from(error.code().exit_code())
+        }
+        (None, None) => ExitCode::SUCCESS,
+    }
+}
+
+/// A failure that never got an answer from the daemon.
+fn report_local(globals: &Globals, message: &str, code: u8) -> ExitCode {
+    if globals.json {
+        let envelope = serde_json::json!({
+            "id": globals.id.clone().unwrap_or_default(),
+            "ok": false,
+            "error": { "code": if code == 2 { "invalid_argument" } else { "internal" }, "message": message },
+        });
+        println!("{envelope}");
+    } else {
+        eprintln!("error: {message}");
+    }
+    ExitCode::from(code)
+}
+
+fn serve(globals: &Globals, watch_pid: Option<u32>) -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WEBRIG_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let result = (|| -> anyhow::Result<()> {
+        let home = Home::from_env()?;
+        let port = config::port(globals.port)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        runtime.block_on(crate::daemon::serve(
+            home,
+            crate::daemon::ServeOptions { port, watch_pid },
+        ))
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_tree_is_valid() {
+        build().debug_assert();
+    }
+
+    #[test]
+    fn grouped_commands_resolve_to_their_entry() {
+        let m = build()
+            .try_get_matches_from(["webrig", "tab", "new", "example.com"])
+            .expect("parses");
+        let (entry, sub) = resolve(&m).expect("resolves");
+        assert_eq!(entry.api_name(), "tab_new");
+        assert_eq!(entry.parse(sub).expect("args")["url"], "example.com");
+    }
+
+    #[test]
+    fn cli_args_become_the_api_args() {
+        let m = build()
+            .try_get_matches_from(["webrig", "--session", "s1", "goto", "a.test", "--until", "networkidle"])
+            .expect("parses");
+        let (entry, sub) = resolve(&m).expect("resolves");
+        let args = entry.parse(sub).expect("args");
+        assert_eq!(args, serde_json::json!({"url": "a.test", "until": "networkidle"}));
+    }
+}

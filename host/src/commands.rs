@@ -1,0 +1,235 @@
+//! THE command registry: every command is one typed struct and its handler.
+//!
+//! The CLI's subcommands, `POST /command` dispatch and `docs/SURFACE.md` are all
+//! derived from [`registry`], so the surfaces cannot drift. A command struct
+//! derives `clap::Args` (CLI flags, help), `serde` (the JSON `args` of the HTTP
+//! API) and `schemars::JsonSchema` (docs, later MCP); field doc comments feed all
+//! three. This module must not know about sockets or terminals.
+
+mod capture;
+mod context;
+mod daemon;
+pub mod envelope;
+mod nav;
+mod read;
+mod session;
+pub mod surface;
+mod tabs;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::LazyLock;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use context::Cx;
+
+use crate::error::ApiError;
+
+/// What a command needs from the daemon before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Daemon-wide; takes no session lock.
+    Daemon,
+    /// Runs in an existing session, in order with its other commands.
+    Session,
+    /// Like `Session`, but creates the session when it does not exist yet.
+    SessionCreate,
+}
+
+/// One command of the API. Implementors are plain data plus a handler.
+pub trait Command:
+    clap::Args + Serialize + DeserializeOwned + JsonSchema + Send + Sized + 'static
+{
+    /// The CLI words (`"tab new"`) and, with spaces as `_`, the API name.
+    const NAME: &'static str;
+    const ABOUT: &'static str;
+    const SCOPE: Scope;
+    /// False for commands that must not start a daemon just to answer.
+    const AUTOSTART: bool = true;
+    type Output: Serialize + DeserializeOwned + JsonSchema + Send;
+
+    /// Client-side normalization before sending (e.g. relative paths made
+    /// absolute against the CLI's working directory).
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    fn run(self, cx: Cx) -> impl Future<Output = Result<Self::Output, ApiError>> + Send;
+
+    /// Short human rendering for the CLI.
+    fn human(out: &Self::Output) -> String;
+}
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
+
+/// A command, type-erased for tables.
+pub struct Entry {
+    cli_name: &'static str,
+    api_name: String,
+    about: &'static str,
+    scope: Scope,
+    autostart: bool,
+    augment: fn(clap::Command) -> clap::Command,
+    parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
+    run: fn(Cx, Value) -> BoxFuture,
+    human: fn(&Value) -> Option<String>,
+    args_schema: fn() -> schemars::Schema,
+    output_schema: fn() -> schemars::Schema,
+}
+
+impl Entry {
+    fn of<T: Command>() -> Entry {
+        Entry {
+            cli_name: T::NAME,
+            api_name: T::NAME.replace(' ', "_"),
+            about: T::ABOUT,
+            scope: T::SCOPE,
+            autostart: T::AUTOSTART,
+            augment: |cmd| T::augment_args(cmd),
+            parse: parse::<T>,
+            run: run::<T>,
+            human: |v| {
+                serde_json::from_value::<T::Output>(v.clone())
+                    .ok()
+                    .map(|out| T::human(&out))
+            },
+            args_schema: || schemars::schema_for!(T),
+            output_schema: || schemars::schema_for!(T::Output),
+        }
+    }
+
+    /// The CLI words, e.g. `tab new`.
+    pub fn cli_name(&self) -> &'static str {
+        self.cli_name
+    }
+
+    /// The name in `POST /command`, e.g. `tab_new`.
+    pub fn api_name(&self) -> &str {
+        &self.api_name
+    }
+
+    pub fn about(&self) -> &'static str {
+        self.about
+    }
+
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    pub fn autostart(&self) -> bool {
+        self.autostart
+    }
+
+    /// Adds this command's arguments to a clap command.
+    pub fn augment(&self, cmd: clap::Command) -> clap::Command {
+        (self.augment)(cmd)
+    }
+
+    /// CLI matches → the JSON `args` the API takes.
+    pub fn parse(&self, matches: &clap::ArgMatches) -> Result<Value, ApiError> {
+        (self.parse)(matches)
+    }
+
+    pub fn run(&self, cx: Cx, args: Value) -> BoxFuture {
+        (self.run)(cx, args)
+    }
+
+    /// The CLI's short rendering of a result; None when it does not parse.
+    pub fn human(&self, result: &Value) -> Option<String> {
+        (self.human)(result)
+    }
+
+    pub fn args_schema(&self) -> schemars::Schema {
+        (self.args_schema)()
+    }
+
+    pub fn output_schema(&self) -> schemars::Schema {
+        (self.output_schema)()
+    }
+}
+
+fn parse<T: Command>(matches: &clap::ArgMatches) -> Result<Value, ApiError> {
+    let mut cmd = <T as clap::FromArgMatches>::from_arg_matches(matches)
+        .map_err(|e| ApiError::invalid(e.to_string()))?;
+    cmd.prepare()?;
+    serde_json::to_value(&cmd).map_err(|e| ApiError::internal(format!("encoding arguments: {e}")))
+}
+
+fn run<T: Command>(cx: Cx, args: Value) -> BoxFuture {
+    Box::pin(async move {
+        let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+        let cmd: T = serde_json::from_value(args).map_err(|e| {
+            ApiError::invalid(format!("bad arguments for {}: {e}", T::NAME))
+                .with_hint(format!("see webrig {} --help", T::NAME))
+        })?;
+        let out = cmd.run(cx).await?;
+        serde_json::to_value(out).map_err(|e| ApiError::internal(format!("encoding the result: {e}")))
+    })
+}
+
+static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+    vec![
+        Entry::of::<session::Launch>(),
+        Entry::of::<session::Connect>(),
+        Entry::of::<session::Sessions>(),
+        Entry::of::<session::Close>(),
+        Entry::of::<nav::Goto>(),
+        Entry::of::<nav::Back>(),
+        Entry::of::<nav::Forward>(),
+        Entry::of::<nav::Reload>(),
+        Entry::of::<nav::Wait>(),
+        Entry::of::<read::Text>(),
+        Entry::of::<read::Html>(),
+        Entry::of::<read::Value>(),
+        Entry::of::<read::Attr>(),
+        Entry::of::<read::Title>(),
+        Entry::of::<read::Url>(),
+        Entry::of::<read::Eval>(),
+        Entry::of::<tabs::Tabs>(),
+        Entry::of::<tabs::TabNew>(),
+        Entry::of::<tabs::TabSelect>(),
+        Entry::of::<tabs::TabClose>(),
+        Entry::of::<capture::Screenshot>(),
+        Entry::of::<capture::Pdf>(),
+        Entry::of::<daemon::DaemonStatus>(),
+        Entry::of::<daemon::DaemonStop>(),
+    ]
+});
+
+/// Every command, in documentation order.
+pub fn registry() -> &'static [Entry] {
+    &REGISTRY
+}
+
+/// Looks a command up by its API name (`tab_new`) or CLI words (`tab new`).
+pub fn find(name: &str) -> Option<&'static Entry> {
+    registry()
+        .iter()
+        .find(|e| e.api_name == name || e.cli_name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_lowercase() {
+        let mut seen = std::collections::HashSet::new();
+        for entry in registry() {
+            assert!(seen.insert(entry.api_name()), "{} twice", entry.api_name());
+            assert_eq!(entry.api_name(), entry.api_name().to_lowercase());
+        }
+    }
+
+    #[test]
+    fn every_command_has_an_object_schema() {
+        for entry in registry() {
+            let schema = entry.args_schema();
+            assert_eq!(schema.get("type").and_then(|t| t.as_str()), Some("object"), "{}", entry.api_name());
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! What a handler gets: the daemon, its session (locked for the command's
+//! duration, which is what keeps one session's commands in order), the tab the
+//! request named, and the deadline.
+
+use std::sync::Arc;
+
+use tokio::sync::OwnedMutexGuard;
+use tokio::time::Instant;
+
+use crate::browser::{SessionState, Tab};
+use crate::daemon::State;
+use crate::error::ApiError;
+
+pub struct Cx {
+    state: Arc<State>,
+    session: Option<OwnedMutexGuard<SessionState>>,
+    tab: Option<String>,
+    deadline: Instant,
+}
+
+impl Cx {
+    pub fn new(
+        state: Arc<State>,
+        session: Option<OwnedMutexGuard<SessionState>>,
+        tab: Option<String>,
+        deadline: Instant,
+    ) -> Self {
+        Cx {
+            state,
+            session,
+            tab,
+            deadline,
+        }
+    }
+
+    pub fn state(&self) -> &Arc<State> {
+        &self.state
+    }
+
+    /// When the command must have finished; waits inside a handler end here.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    pub fn session(&mut self) -> Result<&mut SessionState, ApiError> {
+        self.session
+            .as_deref_mut()
+            .ok_or_else(|| ApiError::internal("this command runs without a session"))
+    }
+
+    /// The tab the request named, else the session's active tab (opened, and
+    /// the browser launched, when there is none).
+    pub async fn tab(&mut self) -> Result<Tab, ApiError> {
+        let id = self.tab.clone();
+        self.session()?.tab(id.as_deref()).await
+    }
+}

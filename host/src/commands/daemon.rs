@@ -1,0 +1,95 @@
+//! Daemon commands: status and stop.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Cx, Scope};
+use crate::error::ApiError;
+
+/// Show the daemon's version, pid, uptime, memory and sessions.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonStatus {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Status {
+    pub version: String,
+    pub pid: u32,
+    pub port: u16,
+    pub uptime_ms: u64,
+    /// Resident memory of the daemon process (browsers excluded), when known.
+    pub rss_bytes: Option<u64>,
+    pub sessions: usize,
+    pub home: String,
+}
+
+impl Command for DaemonStatus {
+    const NAME: &'static str = "daemon status";
+    const ABOUT: &'static str = "Show whether the daemon runs, and its figures";
+    const SCOPE: Scope = Scope::Daemon;
+    const AUTOSTART: bool = false;
+    type Output = Status;
+
+    async fn run(self, cx: Cx) -> Result<Status, ApiError> {
+        let state = cx.state();
+        Ok(Status {
+            version: crate::VERSION.to_string(),
+            pid: std::process::id(),
+            port: state.port(),
+            uptime_ms: state.uptime().as_millis() as u64,
+            rss_bytes: rss_bytes(),
+            sessions: state.sessions().len(),
+            home: state.home().root().display().to_string(),
+        })
+    }
+
+    fn human(out: &Status) -> String {
+        let rss = out
+            .rss_bytes
+            .map(|b| format!("{:.1} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "?".into());
+        format!(
+            "webrig {} running, pid {}, port {}, up {} s, RSS {rss}, {} session(s)",
+            out.version,
+            out.pid,
+            out.port,
+            out.uptime_ms / 1000,
+            out.sessions
+        )
+    }
+}
+
+/// Linux: VmRSS from /proc/self/status.
+fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Stop the daemon, closing every session's browser.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonStop {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Stopping {
+    pub stopping: bool,
+}
+
+impl Command for DaemonStop {
+    const NAME: &'static str = "daemon stop";
+    const ABOUT: &'static str = "Stop the daemon and close every session";
+    const SCOPE: Scope = Scope::Daemon;
+    const AUTOSTART: bool = false;
+    type Output = Stopping;
+
+    async fn run(self, cx: Cx) -> Result<Stopping, ApiError> {
+        cx.state().request_shutdown();
+        Ok(Stopping { stopping: true })
+    }
+
+    fn human(_: &Stopping) -> String {
+        "daemon stopping".into()
+    }
+}

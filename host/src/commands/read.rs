@@ -1,0 +1,238 @@
+//! Reading commands: text, html, value, attr, title, url, eval.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Cx, Scope};
+use crate::browser::{nav, read};
+use crate::error::ApiError;
+
+/// A piece of text, the output of most reading commands.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TextOut {
+    pub text: String,
+}
+
+/// The visible text of the page or of one element.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    /// CSS selector (default: the whole page).
+    pub target: Option<String>,
+}
+
+impl Command for Text {
+    const NAME: &'static str = "text";
+    const ABOUT: &'static str = "Print the visible text of the page or an element";
+    const SCOPE: Scope = Scope::Session;
+    type Output = TextOut;
+
+    async fn run(self, mut cx: Cx) -> Result<TextOut, ApiError> {
+        let tab = cx.tab().await?;
+        let text = read::text(&tab, self.target.as_deref()).await?;
+        Ok(TextOut { text })
+    }
+
+    fn human(out: &TextOut) -> String {
+        out.text.clone()
+    }
+}
+
+/// The HTML of the page or of one element.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Html {
+    /// CSS selector (default: the whole document).
+    pub target: Option<String>,
+    /// The element's inner HTML instead of its outer HTML.
+    #[arg(long)]
+    #[serde(default)]
+    pub inner: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct HtmlOut {
+    pub html: String,
+}
+
+impl Command for Html {
+    const NAME: &'static str = "html";
+    const ABOUT: &'static str = "Print the HTML of the page or an element";
+    const SCOPE: Scope = Scope::Session;
+    type Output = HtmlOut;
+
+    async fn run(self, mut cx: Cx) -> Result<HtmlOut, ApiError> {
+        let tab = cx.tab().await?;
+        let html = read::html(&tab, self.target.as_deref(), self.inner).await?;
+        Ok(HtmlOut { html })
+    }
+
+    fn human(out: &HtmlOut) -> String {
+        out.html.clone()
+    }
+}
+
+/// The current value of a form field.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Value {
+    /// CSS selector of an input, textarea, select or contenteditable.
+    pub target: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ValueOut {
+    /// A string; an array for a multiple select; null when the element has no value.
+    pub value: serde_json::Value,
+}
+
+impl Command for Value {
+    const NAME: &'static str = "value";
+    const ABOUT: &'static str = "Print a form field's current value";
+    const SCOPE: Scope = Scope::Session;
+    type Output = ValueOut;
+
+    async fn run(self, mut cx: Cx) -> Result<ValueOut, ApiError> {
+        let tab = cx.tab().await?;
+        Ok(ValueOut {
+            value: read::value(&tab, &self.target).await?,
+        })
+    }
+
+    fn human(out: &ValueOut) -> String {
+        render_json(&out.value)
+    }
+}
+
+/// An attribute of an element.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Attr {
+    /// CSS selector.
+    pub target: String,
+    /// Attribute name, e.g. href.
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct AttrOut {
+    /// Null when the element has no such attribute.
+    pub value: Option<String>,
+}
+
+impl Command for Attr {
+    const NAME: &'static str = "attr";
+    const ABOUT: &'static str = "Print an element's attribute";
+    const SCOPE: Scope = Scope::Session;
+    type Output = AttrOut;
+
+    async fn run(self, mut cx: Cx) -> Result<AttrOut, ApiError> {
+        let tab = cx.tab().await?;
+        Ok(AttrOut {
+            value: read::attr(&tab, &self.target, &self.name).await?,
+        })
+    }
+
+    fn human(out: &AttrOut) -> String {
+        out.value.clone().unwrap_or_else(|| "(no such attribute)".into())
+    }
+}
+
+/// The page's title.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Title {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TitleOut {
+    pub title: String,
+}
+
+impl Command for Title {
+    const NAME: &'static str = "title";
+    const ABOUT: &'static str = "Print the page title";
+    const SCOPE: Scope = Scope::Session;
+    type Output = TitleOut;
+
+    async fn run(self, mut cx: Cx) -> Result<TitleOut, ApiError> {
+        let tab = cx.tab().await?;
+        Ok(TitleOut {
+            title: nav::current(&tab).await?.title,
+        })
+    }
+
+    fn human(out: &TitleOut) -> String {
+        out.title.clone()
+    }
+}
+
+/// The page's URL.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Url {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct UrlOut {
+    pub url: String,
+}
+
+impl Command for Url {
+    const NAME: &'static str = "url";
+    const ABOUT: &'static str = "Print the page URL";
+    const SCOPE: Scope = Scope::Session;
+    type Output = UrlOut;
+
+    async fn run(self, mut cx: Cx) -> Result<UrlOut, ApiError> {
+        let tab = cx.tab().await?;
+        Ok(UrlOut {
+            url: nav::current(&tab).await?.url,
+        })
+    }
+
+    fn human(out: &UrlOut) -> String {
+        out.url.clone()
+    }
+}
+
+/// Run JavaScript in the page and return its JSON value (promises are awaited).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Eval {
+    /// A JavaScript expression or statements; the last value is returned.
+    pub script: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EvalOut {
+    /// The value as JSON (NaN, Infinity and bigints as strings; DOM nodes as {}).
+    pub value: serde_json::Value,
+}
+
+impl Command for Eval {
+    const NAME: &'static str = "eval";
+    const ABOUT: &'static str = "Run JavaScript in the page and print its JSON value";
+    const SCOPE: Scope = Scope::Session;
+    type Output = EvalOut;
+
+    async fn run(self, mut cx: Cx) -> Result<EvalOut, ApiError> {
+        if self.script.trim().is_empty() {
+            return Err(ApiError::invalid("the script is empty"));
+        }
+        let tab = cx.tab().await?;
+        Ok(EvalOut {
+            value: tab.eval(&self.script).await?,
+        })
+    }
+
+    fn human(out: &EvalOut) -> String {
+        render_json(&out.value)
+    }
+}
+
+/// Strings print raw; everything else as JSON.
+fn render_json(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}

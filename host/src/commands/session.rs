@@ -1,0 +1,204 @@
+//! Session commands: launch, connect, sessions, close.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Cx, Scope};
+use crate::browser::launch::LaunchOptions;
+use crate::browser::session::{SessionInfo, TabInfo};
+use crate::error::ApiError;
+
+/// Start a managed Chromium for the session (headless unless --headed).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    /// Show the browser window.
+    #[arg(long)]
+    #[serde(default)]
+    pub headed: bool,
+    /// Use (and keep) this profile directory instead of a throwaway one.
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+    /// The browser executable (else WEBRIG_BROWSER, else chromium/chrome on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub browser_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Started {
+    pub session: SessionInfo,
+    pub tabs: Vec<TabInfo>,
+}
+
+impl Command for Launch {
+    const NAME: &'static str = "launch";
+    const ABOUT: &'static str = "Start a managed Chromium for the session";
+    const SCOPE: Scope = Scope::SessionCreate;
+    type Output = Started;
+
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        absolutize(&mut self.profile)?;
+        absolutize(&mut self.browser_path)
+    }
+
+    async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        let opts = LaunchOptions {
+            headed: self.headed,
+            profile: self.profile,
+            browser_path: self.browser_path,
+            extra_args: Vec::new(),
+        };
+        let session = cx.session()?;
+        session.launch(&opts).await?;
+        started(session).await
+    }
+
+    fn human(out: &Started) -> String {
+        format!(
+            "session {} launched {}",
+            out.session.name,
+            out.session.executable.as_deref().unwrap_or("a browser")
+        )
+    }
+}
+
+async fn started(session: &mut crate::browser::SessionState) -> Result<Started, ApiError> {
+    let tabs = session.list_tabs().await?;
+    Ok(Started {
+        session: session.info(),
+        tabs,
+    })
+}
+
+/// Attach the session to a running browser (http://host:port or ws://…).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Connect {
+    /// `http://127.0.0.1:9222` (a browser started with --remote-debugging-port) or its `ws://` URL.
+    pub endpoint: String,
+}
+
+impl Command for Connect {
+    const NAME: &'static str = "connect";
+    const ABOUT: &'static str = "Attach the session to a running browser";
+    const SCOPE: Scope = Scope::SessionCreate;
+    type Output = Started;
+
+    async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        let session = cx.session()?;
+        session.connect(&self.endpoint).await?;
+        started(session).await
+    }
+
+    fn human(out: &Started) -> String {
+        format!(
+            "session {} connected, {} tab(s)",
+            out.session.name,
+            out.tabs.len()
+        )
+    }
+}
+
+/// List the daemon's sessions.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sessions {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SessionList {
+    pub sessions: Vec<SessionEntry>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SessionEntry {
+    pub name: String,
+    /// True while a command of this session is running (details then unknown).
+    pub busy: bool,
+    /// Details, when the session was idle.
+    pub info: Option<SessionInfo>,
+}
+
+impl Command for Sessions {
+    const NAME: &'static str = "sessions";
+    const ABOUT: &'static str = "List sessions";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = SessionList;
+
+    async fn run(self, cx: Cx) -> Result<SessionList, ApiError> {
+        let mut sessions = Vec::new();
+        for (name, slot) in cx.state().sessions() {
+            // Never wait behind a running command just to list.
+            let entry = match slot.try_lock() {
+                Ok(mut state) => SessionEntry {
+                    info: Some(state.info()),
+                    name,
+                    busy: false,
+                },
+                Err(_) => SessionEntry {
+                    info: None,
+                    name,
+                    busy: true,
+                },
+            };
+            sessions.push(entry);
+        }
+        Ok(SessionList { sessions })
+    }
+
+    fn human(out: &SessionList) -> String {
+        if out.sessions.is_empty() {
+            return "no sessions".into();
+        }
+        out.sessions
+            .iter()
+            .map(|s| match &s.info {
+                Some(info) => format!("{}\t{}\t{} tab(s)", s.name, info.browser, info.tabs),
+                None => format!("{}\tbusy", s.name),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// End the session: close its browser (or disconnect from a connected one).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Close {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Closed {
+    pub session: String,
+}
+
+impl Command for Close {
+    const NAME: &'static str = "close";
+    const ABOUT: &'static str = "End the session and close its browser";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Closed;
+
+    async fn run(self, mut cx: Cx) -> Result<Closed, ApiError> {
+        let session = cx.session()?;
+        let name = session.name().to_string();
+        session.shutdown().await;
+        cx.state().remove_session(&name);
+        Ok(Closed { session: name })
+    }
+
+    fn human(out: &Closed) -> String {
+        format!("session {} closed", out.session)
+    }
+}
+
+/// Makes a client-side relative path absolute against the CLI's directory.
+pub(super) fn absolutize(path: &mut Option<PathBuf>) -> Result<(), ApiError> {
+    if let Some(p) = path.as_mut() {
+        if p.is_relative() {
+            let cwd = std::env::current_dir()
+                .map_err(|e| ApiError::invalid(format!("no working directory: {e}")))?;
+            *p = cwd.join(&*p);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! Where webrig keeps its state, and the daemon's token.
+//!
+//! Owns directory layout (`WEBRIG_HOME` moves everything), permissions (0700 dirs,
+//! 0600 files written through a temp file and renamed) and the port choice. It must
+//! not know about HTTP or browsers.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+pub const DEFAULT_PORT: u16 = 9377;
+
+/// Directory layout of one webrig installation.
+#[derive(Debug, Clone)]
+pub struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    /// `$WEBRIG_HOME`, else `$XDG_CONFIG_HOME/webrig`, else `~/.config/webrig`.
+    pub fn from_env() -> anyhow::Result<Self> {
+        if let Some(dir) = std::env::var_os("WEBRIG_HOME").filter(|v| !v.is_empty()) {
+            return Ok(Home::at(PathBuf::from(dir)));
+        }
+        if let Some(dir) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+            return Ok(Home::at(PathBuf::from(dir).join("webrig")));
+        }
+        let home = std::env::var_os("HOME")
+            .filter(|v| !v.is_empty())
+            .context("neither WEBRIG_HOME nor HOME is set")?;
+        Ok(Home::at(PathBuf::from(home).join(".config").join("webrig")))
+    }
+
+    pub fn at(root: PathBuf) -> Self {
+        Home { root }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn token_path(&self) -> PathBuf {
+        self.root.join("token")
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.root.join("daemon.log")
+    }
+
+    pub fn artifacts_dir(&self) -> PathBuf {
+        self.root.join("artifacts")
+    }
+
+    /// Creates the root (and `sub`) with mode 0700 if missing, and tightens an
+    /// existing root to 0700.
+    pub fn ensure_dir(&self, sub: Option<&str>) -> anyhow::Result<PathBuf> {
+        let dir = match sub {
+            Some(sub) => self.root.join(sub),
+            None => self.root.clone(),
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("setting 0700 on {}", dir.display()))?;
+        Ok(dir)
+    }
+
+    /// The daemon token, if one was ever created.
+    pub fn read_token(&self) -> Option<String> {
+        let raw = std::fs::read_to_string(self.token_path()).ok()?;
+        let token = raw.trim().to_string();
+        (!token.is_empty()).then_some(token)
+    }
+
+    /// Returns the existing token or creates one (32 random bytes, hex).
+    pub fn ensure_token(&self) -> anyhow::Result<String> {
+        if let Some(token) = self.read_token() {
+            return Ok(token);
+        }
+        self.ensure_dir(None)?;
+        let token = random_hex(32)?;
+        let path = self.token_path();
+        let dir = path.parent().unwrap_or(self.root());
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".webrig-")
+            .tempfile_in(dir)
+            .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+        tmp.write_all(token.as_bytes())?;
+        tmp.as_file().sync_all()?;
+        // No-clobber: when two daemons start at once, the first token wins and
+        // the other reads it, so both agree.
+        match tmp.persist_noclobber(&path) {
+            Ok(_) => Ok(token),
+            Err(_) => self
+                .read_token()
+                .with_context(|| format!("reading {}", path.display())),
+        }
+    }
+}
+
+/// The daemon port: `--port`, else `WEBRIG_PORT`, else 9377.
+pub fn port(flag: Option<u16>) -> anyhow::Result<u16> {
+    if let Some(port) = flag {
+        return Ok(port);
+    }
+    match std::env::var("WEBRIG_PORT") {
+        Ok(raw) if !raw.is_empty() => raw
+            .parse()
+            .with_context(|| format!("WEBRIG_PORT={raw:?} is not a port number")),
+        _ => Ok(DEFAULT_PORT),
+    }
+}
+
+pub fn random_hex(bytes: usize) -> anyhow::Result<String> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `bytes` to `path` with mode 0600 through a temp file in the same
+/// directory and an atomic rename, so readers never see half a file.
+pub fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .with_context(|| format!("{} has no parent directory", path.display()))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".webrig-")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_is_created_once_with_private_modes() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = Home::at(dir.path().join("home"));
+        let first = home.ensure_token().expect("token");
+        let second = home.ensure_token().expect("token");
+        assert_eq!(first, second);
+        assert_eq!(first.len(), 64);
+        let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(home.root()), 0o700);
+        assert_eq!(mode(&home.token_path()), 0o600);
+    }
+}

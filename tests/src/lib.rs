@@ -1,1 +1,213 @@
+//! Test harness for webrig's end-to-end suites and the demo: a fixture web
+//! server on loopback, and a daemon started from the built `webrig` binary in a
+//! throwaway home. Real Chromium, real HTTP; nothing is mocked.
 
+mod fixture;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+pub use fixture::FixtureWeb;
+
+/// The repository's `tests/fixtures/web`.
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("web")
+}
+
+/// The `webrig` binary: `WEBRIG_BIN`, else beside the running test binary.
+pub fn webrig_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("WEBRIG_BIN") {
+        return PathBuf::from(bin);
+    }
+    let exe = std::env::current_exe().expect("test binary has a path");
+    let mut dir = exe.parent().expect("test binary lives in a directory").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let bin = dir.join("webrig");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build -p webrig` (cargo xtask test does)",
+        bin.display()
+    );
+    bin
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// A daemon in its own home, stopped when dropped and when the test process exits.
+pub struct Daemon {
+    port: u16,
+    home: tempfile::TempDir,
+    child: Child,
+    agent: ureq::Agent,
+}
+
+impl Daemon {
+    pub fn start() -> anyhow::Result<Daemon> {
+        let home = tempfile::Builder::new().prefix("webrig-test-home-").tempdir()?;
+        let port = free_port();
+        let log = std::fs::File::create(home.path().join("daemon.log"))?;
+        let child = Command::new(webrig_bin())
+            .args(["serve", "--port", &port.to_string()])
+            .args(["--watch-pid", &std::process::id().to_string()])
+            .env("WEBRIG_HOME", home.path())
+            .env("WEBRIG_LOG", "webrig=debug,info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .context("starting webrig serve")?;
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(150)))
+            .build()
+            .into();
+        let daemon = Daemon { port, home, child, agent };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if started.elapsed() > Duration::from_secs(15) {
+                bail!("daemon did not start: {}", daemon.log());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(daemon)
+    }
+
+    /// One daemon shared by the tests of a binary; tests use their own sessions.
+    pub fn shared() -> &'static Daemon {
+        static SHARED: OnceLock<Daemon> = OnceLock::new();
+        SHARED.get_or_init(|| Daemon::start().expect("daemon starts"))
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn token(&self) -> String {
+        std::fs::read_to_string(self.home.path().join("token"))
+            .expect("token file")
+            .trim()
+            .to_string()
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.home.path().join("daemon.log")).unwrap_or_default()
+    }
+
+    /// POSTs a raw body with the given headers; returns (status, JSON body).
+    pub fn post_raw(&self, body: &str, headers: &[(&str, &str)]) -> (u16, Value) {
+        let mut req = self.agent.post(&format!("http://127.0.0.1:{}/command", self.port));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut resp = req.send(body).expect("daemon answers");
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Sends a full envelope with the token; returns the response envelope.
+    pub fn request(&self, envelope: Value) -> Value {
+        let token = format!("Bearer {}", self.token());
+        self.post_raw(&envelope.to_string(), &[("Authorization", &token)]).1
+    }
+
+    /// Runs `command` in `session`; returns the response envelope.
+    pub fn cmd(&self, session: &str, command: &str, args: Value) -> Value {
+        self.request(json!({ "session": session, "command": command, "args": args }))
+    }
+
+    /// Like [`cmd`], asserting success; returns `result`.
+    pub fn ok(&self, session: &str, command: &str, args: Value) -> Value {
+        let resp = self.cmd(session, command, args.clone());
+        assert_eq!(
+            resp["ok"], true,
+            "{command} {args} failed: {resp}\n--- daemon log tail ---\n{}",
+            tail(&self.log(), 20)
+        );
+        resp["result"].clone()
+    }
+
+    /// Like [`cmd`], asserting failure with `code`; returns `error`.
+    pub fn err(&self, session: &str, command: &str, args: Value, code: &str) -> Value {
+        let resp = self.cmd(session, command, args.clone());
+        assert_eq!(resp["ok"], false, "{command} {args} should fail: {resp}");
+        assert_eq!(resp["error"]["code"], code, "{command} {args}: {resp}");
+        resp["error"].clone()
+    }
+
+    /// Runs the CLI against this daemon.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        self.cli_in(args, None)
+    }
+
+    pub fn cli_in(&self, args: &[&str], cwd: Option<&Path>) -> Output {
+        let mut cmd = Command::new(webrig_bin());
+        cmd.args(args)
+            .env("WEBRIG_HOME", self.home.path())
+            .env("WEBRIG_PORT", self.port.to_string())
+            .env_remove("WEBRIG_SESSION");
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
+        cmd.output().expect("webrig runs")
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// A session that is closed when the test ends, pass or fail.
+pub struct SessionGuard<'a> {
+    pub daemon: &'a Daemon,
+    pub name: String,
+}
+
+impl<'a> SessionGuard<'a> {
+    pub fn new(daemon: &'a Daemon, name: &str) -> Self {
+        SessionGuard { daemon, name: name.to_string() }
+    }
+
+    pub fn ok(&self, command: &str, args: Value) -> Value {
+        self.daemon.ok(&self.name, command, args)
+    }
+
+    pub fn err(&self, command: &str, args: Value, code: &str) -> Value {
+        self.daemon.err(&self.name, command, args, code)
+    }
+
+    pub fn cmd(&self, command: &str, args: Value) -> Value {
+        self.daemon.cmd(&self.name, command, args)
+    }
+}
+
+impl Drop for SessionGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self.daemon.cmd(&self.name, "close", json!({}));
+    }
+}

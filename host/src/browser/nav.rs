@@ -308,8 +308,11 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
                 Ok(v) => truthy(&v),
                 // A navigation in progress destroys the context: try again.
                 Err(e) if e.code() == ErrorCode::Internal => false,
-                Err(e) if matches!(condition, Condition::Script(_)) => return Err(e),
-                Err(_) => false,
+                // A page script that throws is the caller's bug; other probes
+                // only throw while a new document is being set up.
+                Err(e) if e.code() == ErrorCode::InvalidArgument
+                    && !matches!(condition, Condition::Script(_)) => false,
+                Err(e) => return Err(e),
             },
         };
         if holds {

@@ -22,6 +22,7 @@ enum Owner {
     Launched {
         child: tokio::process::Child,
         _profile: Option<tempfile::TempDir>,
+        headless: bool,
     },
     /// Someone else's browser: we only disconnect.
     Connected,
@@ -51,6 +52,7 @@ impl Browser {
             owner: Owner::Launched {
                 child: launched.child,
                 _profile: launched.temp_profile,
+                headless: !opts.headed,
             },
         })
     }
@@ -109,6 +111,8 @@ pub struct SessionInfo {
     pub browser: String,
     pub endpoint: Option<String>,
     pub executable: Option<String>,
+    /// Process id of a browser webrig launched.
+    pub pid: Option<u32>,
     pub tabs: usize,
 }
 
@@ -164,11 +168,19 @@ impl SessionState {
                 b.executable.as_ref().map(|p| p.display().to_string()),
             ),
         };
+        let pid = match &self.browser {
+            Some(Browser {
+                owner: Owner::Launched { child, .. },
+                ..
+            }) => child.id(),
+            _ => None,
+        };
         SessionInfo {
             name: self.name.clone(),
             browser: browser.to_string(),
             endpoint,
             executable,
+            pid,
             tabs: self.tabs.len(),
         }
     }
@@ -268,7 +280,13 @@ impl SessionState {
         let cdp = CdpSession::new(conn, session_id);
         let id = format!("t{}", self.next_tab);
         self.next_tab += 1;
-        let tab = Tab::attach(id, target_id.to_string(), cdp).await?;
+        let viewport = match &self.browser {
+            Some(Browser { owner: Owner::Launched { headless: true, .. }, .. }) => {
+                Some(super::tab::DEFAULT_VIEWPORT)
+            }
+            _ => None,
+        };
+        let tab = Tab::attach(id, target_id.to_string(), cdp, viewport).await?;
         if self.active.is_none() {
             self.active = Some(tab.id().to_string());
         }
@@ -280,6 +298,7 @@ impl SessionState {
     /// and opens a tab when the session has none.
     pub async fn tab(&mut self, id: Option<&str>) -> Result<Tab, ApiError> {
         self.ensure_browser().await?;
+        self.prune_detached();
         if let Some(id) = id {
             return self.find_tab(id).cloned();
         }
@@ -294,6 +313,16 @@ impl SessionState {
                 Ok(tab)
             }
             None => self.new_tab().await,
+        }
+    }
+
+    /// Forgets tabs the browser detached (closed by the page or the user).
+    fn prune_detached(&mut self) {
+        self.tabs.retain(|t| !t.is_detached());
+        if let Some(active) = &self.active {
+            if !self.tabs.iter().any(|t| t.id() == active) {
+                self.active = self.tabs.last().map(|t| t.id().to_string());
+            }
         }
     }
 

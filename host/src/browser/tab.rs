@@ -5,6 +5,7 @@
 //! page exceptions to API errors. Navigation and reading build on it.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -20,6 +21,10 @@ pub struct Lifecycle {
     pub events: HashSet<String>,
 }
 
+/// The viewport a launched headless browser's tabs get (a connected browser's
+/// tabs keep theirs).
+pub const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
+
 #[derive(Clone)]
 pub struct Tab {
     inner: Arc<TabInner>,
@@ -30,27 +35,54 @@ struct TabInner {
     target_id: String,
     cdp: CdpSession,
     lifecycle: Arc<Mutex<Lifecycle>>,
+    detached: Arc<AtomicBool>,
 }
 
 impl Tab {
     /// Enables the domains webrig relies on and starts the watcher.
-    pub async fn attach(id: String, target_id: String, cdp: CdpSession) -> Result<Tab, ApiError> {
+    pub async fn attach(
+        id: String,
+        target_id: String,
+        cdp: CdpSession,
+        viewport: Option<(u32, u32)>,
+    ) -> Result<Tab, ApiError> {
         let lifecycle = Arc::new(Mutex::new(Lifecycle::default()));
-        spawn_watcher(&cdp, &target_id, Arc::downgrade(&lifecycle));
-        let (page, events) = tokio::join!(
+        let detached = Arc::new(AtomicBool::new(false));
+        spawn_watcher(&cdp, &target_id, Arc::downgrade(&lifecycle), detached.clone());
+        let metrics = async {
+            match viewport {
+                Some((width, height)) => cdp
+                    .call(
+                        "Emulation.setDeviceMetricsOverride",
+                        json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+                    )
+                    .await
+                    .map(|_| ()),
+                None => Ok(()),
+            }
+        };
+        let (page, events, metrics) = tokio::join!(
             cdp.call("Page.enable", json!({})),
             cdp.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
+            metrics,
         );
         page?;
         events?;
+        metrics?;
         Ok(Tab {
             inner: Arc::new(TabInner {
                 id,
                 target_id,
                 cdp,
                 lifecycle,
+                detached,
             }),
         })
+    }
+
+    /// True once the browser detached the tab (closed by the page or the user).
+    pub fn is_detached(&self) -> bool {
+        self.inner.detached.load(Ordering::Relaxed)
     }
 
     pub fn id(&self) -> &str {
@@ -83,23 +115,67 @@ impl Tab {
             .unwrap_or(false)
     }
 
-    /// Evaluates `expression` in the page's main world and returns its JSON value.
-    /// Promises are awaited. A thrown exception becomes `invalid_argument` with
-    /// the page's message.
+    /// Evaluates webrig's own `expression` in the page's main world and returns
+    /// its JSON value. Promises are awaited. A thrown exception becomes
+    /// `invalid_argument` with the page's message.
     pub async fn eval(&self, expression: &str) -> Result<Value, ApiError> {
         let reply = self
             .call(
                 "Runtime.evaluate",
-                json!({
-                    "expression": expression,
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                    "userGesture": true,
-                    "replMode": true,
-                }),
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
             )
             .await?;
         value_of(&reply)
+    }
+
+    /// Evaluates a user's script like a console would: statements, `let`
+    /// redeclaration and top-level `await` are allowed (REPL mode), and a
+    /// promise that is the script's value is awaited too. REPL mode hands back
+    /// such a promise unresolved, hence the second step.
+    pub async fn eval_user(&self, script: &str) -> Result<Value, ApiError> {
+        let reply = self
+            .call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": script,
+                    "replMode": true,
+                    "awaitPromise": true,
+                    "userGesture": true,
+                    "objectGroup": "webrig-eval",
+                }),
+            )
+            .await?;
+        if reply.get("exceptionDetails").is_some() {
+            return value_of(&reply);
+        }
+        let result = &reply["result"];
+        let Some(object_id) = result["objectId"].as_str() else {
+            return value_of(&reply);
+        };
+        let settled = if result["subtype"] == "promise" {
+            self.call(
+                "Runtime.awaitPromise",
+                json!({ "promiseObjectId": object_id, "returnByValue": true }),
+            )
+            .await
+        } else {
+            self.call(
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": object_id,
+                    "functionDeclaration": "function () { return this; }",
+                    "returnByValue": true,
+                }),
+            )
+            .await
+        };
+        let cdp = self.inner.cdp.clone();
+        tokio::spawn(async move {
+            let _ = cdp
+                .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-eval" }))
+                .await;
+        });
+        value_of(&settled?)
     }
 }
 
@@ -155,7 +231,12 @@ impl From<CdpError> for ApiError {
 }
 
 /// Follows the main frame's lifecycle events for as long as the tab lives.
-fn spawn_watcher(cdp: &CdpSession, main_frame: &str, lifecycle: std::sync::Weak<Mutex<Lifecycle>>) {
+fn spawn_watcher(
+    cdp: &CdpSession,
+    main_frame: &str,
+    lifecycle: std::sync::Weak<Mutex<Lifecycle>>,
+    detached: Arc<AtomicBool>,
+) {
     let mut events = cdp.connection().subscribe();
     let session = cdp.id().to_string();
     let frame = main_frame.to_string();
@@ -167,6 +248,10 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, lifecycle: std::sync::Weak<
                 Err(RecvError::Closed) => break,
             };
             let Some(lifecycle) = lifecycle.upgrade() else { break };
+            if event.method == "Target.detachedFromTarget" && event.params["sessionId"] == session.as_str() {
+                detached.store(true, Ordering::Relaxed);
+                break;
+            }
             if event.session_id.as_deref() != Some(&session)
                 || event.method != "Page.lifecycleEvent"
                 || event.params["frameId"] != frame.as_str()

@@ -220,7 +220,7 @@ impl Command for Eval {
         }
         let tab = cx.tab().await?;
         Ok(EvalOut {
-            value: tab.eval(&self.script).await?,
+            value: tab.eval_user(&self.script).await?,
         })
     }
 

@@ -1,0 +1,131 @@
+//! The fixture web: `tests/fixtures/web` served on a loopback port, plus a few
+//! dynamic routes (slow responses, slow assets) that static files cannot give.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path as AxPath, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+/// A running fixture server; stops when the test process exits.
+pub struct FixtureWeb {
+    port: u16,
+}
+
+impl FixtureWeb {
+    /// Starts a server on 127.0.0.1 (a free port) in a background thread.
+    pub fn start() -> FixtureWeb {
+        Self::start_on(super::fixture_dir(), 0)
+    }
+
+    pub fn start_on(root: PathBuf, port: u16) -> FixtureWeb {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind fixture port");
+        listener.set_nonblocking(true).expect("nonblocking listener");
+        let port = listener.local_addr().expect("local addr").port();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("fixture runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                let _ = axum::serve(listener, app(root)).await;
+            });
+        });
+        FixtureWeb { port }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:PORT/<path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+    }
+}
+
+fn app(root: PathBuf) -> Router {
+    Router::new()
+        .route("/slow", get(slow))
+        .route("/slow.png", get(slow_png))
+        .route("/status/{code}", get(status))
+        .route("/", get(index))
+        .route("/{*path}", get(file))
+        .with_state(root)
+}
+
+#[derive(serde::Deserialize)]
+struct Delay {
+    ms: Option<u64>,
+}
+
+/// An HTML page answered after `ms` milliseconds.
+async fn slow(Query(q): Query<Delay>) -> Response {
+    let ms = q.ms.unwrap_or(1000).min(60_000);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    html(format!("<!doctype html><title>Slow {ms}</title><p>answered after {ms} ms</p>"))
+}
+
+/// A 1×1 PNG answered after `ms` milliseconds (holds back the load event).
+async fn slow_png(Query(q): Query<Delay>) -> Response {
+    let ms = q.ms.unwrap_or(1000).min(60_000);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    const PNG: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8,
+        0xff, 0xff, 0x3f, 0x00, 0x05, 0xfe, 0x02, 0xfe, 0xa7, 0x35, 0x81, 0x84, 0x00, 0x00, 0x00,
+        0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    ([(header::CONTENT_TYPE, "image/png")], PNG).into_response()
+}
+
+async fn status(AxPath(code): AxPath<u16>) -> Response {
+    let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+    (code, html(format!("<!doctype html><title>Status {}</title>", code.as_u16()))).into_response()
+}
+
+async fn index(State(root): State<PathBuf>) -> Response {
+    serve(root, "index.html".into()).await
+}
+
+async fn file(State(root): State<PathBuf>, AxPath(path): AxPath<String>) -> Response {
+    serve(root, path).await
+}
+
+async fn serve(root: PathBuf, path: String) -> Response {
+    // Only plain relative paths inside the fixture folder.
+    if path.split('/').any(|part| part == ".." || part.starts_with('.')) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let mut full = root.join(&path);
+    if full.is_dir() {
+        full = full.join("index.html");
+    }
+    match tokio::fs::read(&full).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, content_type(&path))], bytes).into_response(),
+        Err(_) => (StatusCode::NOT_FOUND, html("<!doctype html><title>Not found</title>".into()))
+            .into_response(),
+    }
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or_default() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "css" => "text/css",
+        "js" | "mjs" => "text/javascript",
+        "json" => "application/json",
+        "png" => "image/png",
+        "svg" => "image/svg+xml",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+fn html(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}

@@ -23,13 +23,22 @@ pub fn write_new(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, 
         .filter(|d| !d.as_os_str().is_empty())
         .ok_or_else(|| ApiError::invalid(format!("{} has no directory", path.display())))?;
     if path.file_name().is_none() {
-        return Err(ApiError::invalid(format!("{} names no file", path.display())));
+        return Err(ApiError::invalid(format!(
+            "{} names no file",
+            path.display()
+        )));
     }
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !overwrite => {
-            let what = if meta.is_dir() { "a directory" } else { "a file" };
-            return Err(ApiError::invalid(format!("{} already exists ({what})", path.display()))
-                .with_hint("pick another path, or pass --overwrite"));
+            let what = if meta.is_dir() {
+                "a directory"
+            } else {
+                "a file"
+            };
+            return Err(
+                ApiError::invalid(format!("{} already exists ({what})", path.display()))
+                    .with_hint("pick another path, or pass --overwrite"),
+            );
         }
         Ok(meta) if !meta.is_file() => {
             return Err(ApiError::invalid(format!(
@@ -39,9 +48,8 @@ pub fn write_new(path: &Path, bytes: &[u8], overwrite: bool) -> Result<PathBuf, 
         }
         _ => {}
     }
-    let cannot = |e: std::io::Error| {
-        ApiError::invalid(format!("cannot write {}: {e}", path.display()))
-    };
+    let cannot =
+        |e: std::io::Error| ApiError::invalid(format!("cannot write {}: {e}", path.display()));
     let mut tmp = tempfile::Builder::new()
         .prefix(".webrig-")
         .suffix(".part")

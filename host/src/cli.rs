@@ -35,7 +35,55 @@ pub struct Globals {
     pub id: Option<String>,
 }
 
+/// Global options that take a value (kept in sync with [`Globals`]; a test
+/// checks it).
+const VALUE_FLAGS: &[&str] = &["--session", "--tab", "--timeout-ms", "--port", "--id"];
+
+/// The command words an argv names, found without clap: the first positional
+/// argument, plus the next one for grouped commands (`tab new`).
+fn command_words(argv: &[String]) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if VALUE_FLAGS.contains(&arg.as_str()) {
+            args.next();
+        } else if arg == "--" {
+            break;
+        } else if !arg.starts_with('-') {
+            words.push(arg.as_str());
+            if words.len() == 2 {
+                break;
+            }
+        }
+    }
+    words
+}
+
+/// Builds the clap tree. Building every subcommand costs about a millisecond,
+/// a third of a warm `webrig eval`, so when argv names a known command only
+/// that command is built; help and errors get the full tree.
+fn build_for(argv: &[String]) -> clap::Command {
+    let words = command_words(argv);
+    let wants_help = argv
+        .iter()
+        .any(|a| a == "-h" || a == "--help" || a == "help");
+    let only = match words.as_slice() {
+        _ if wants_help => None,
+        [first, ..] if commands::find(first).is_some() => Some(first.to_string()),
+        [first, second] => {
+            commands::find(&format!("{first} {second}")).map(|e| e.cli_name().to_string())
+        }
+        _ => None,
+    };
+    build_filtered(only.as_deref())
+}
+
+#[cfg(test)]
 fn build() -> clap::Command {
+    build_filtered(None)
+}
+
+fn build_filtered(only: Option<&str>) -> clap::Command {
     let mut root = clap::Command::new("webrig")
         .version(crate::VERSION)
         .about("A browser rig for AI agents. The first command starts the daemon.")
@@ -45,16 +93,28 @@ fn build() -> clap::Command {
     root = root.subcommand(
         clap::Command::new("serve")
             .about("Run the daemon in the foreground (other commands start it in the background)")
-            .arg(Arg::new("watch-pid").long("watch-pid").hide(true).value_parser(clap::value_parser!(u32))),
+            .arg(
+                Arg::new("watch-pid")
+                    .long("watch-pid")
+                    .hide(true)
+                    .value_parser(clap::value_parser!(u32)),
+            ),
     );
     root = root.subcommand(
         clap::Command::new("docs")
             .hide(true)
             .about("Print docs/SURFACE.md generated from the registry")
-            .arg(Arg::new("surface").long("surface").action(ArgAction::SetTrue)),
+            .arg(
+                Arg::new("surface")
+                    .long("surface")
+                    .action(ArgAction::SetTrue),
+            ),
     );
     let mut groups: Vec<(&str, clap::Command)> = Vec::new();
     for entry in commands::registry() {
+        if only.is_some_and(|name| name != entry.cli_name()) {
+            continue;
+        }
         match entry.cli_name().split_once(' ') {
             None => {
                 let cmd = clap::Command::new(entry.cli_name()).about(entry.about());
@@ -92,7 +152,8 @@ fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
 }
 
 pub fn main() -> ExitCode {
-    let matches = build().get_matches();
+    let argv: Vec<String> = std::env::args().collect();
+    let matches = build_for(&argv).get_matches_from(&argv);
     let globals = match Globals::from_arg_matches(&matches) {
         Ok(g) => g,
         Err(e) => e.exit(),
@@ -111,7 +172,7 @@ pub fn main() -> ExitCode {
     };
     let args = match entry.parse(sub) {
         Ok(args) => args,
-        Err(e) => return report_local(&globals, &format!("{}", e.message()), 2),
+        Err(e) => return report_local(&globals, e.message(), 2),
     };
     let request = Request {
         id: globals.id.clone(),
@@ -221,6 +282,42 @@ mod tests {
     }
 
     #[test]
+    fn value_flags_match_the_globals() {
+        let cmd = <Globals as clap::Args>::augment_args(clap::Command::new("x"));
+        let mut takes_value: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| a.get_action().takes_values())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        takes_value.sort();
+        let mut listed: Vec<String> = VALUE_FLAGS.iter().map(|s| s.to_string()).collect();
+        listed.sort();
+        assert_eq!(takes_value, listed);
+    }
+
+    #[test]
+    fn a_partial_tree_parses_like_the_full_one() {
+        for line in [
+            "webrig --session s1 goto a.test --until load",
+            "webrig --json tab new x.test",
+            "webrig --timeout-ms 5 wait --text hi",
+            "webrig daemon status",
+        ] {
+            let argv: Vec<String> = line.split(' ').map(str::to_string).collect();
+            let full = build()
+                .try_get_matches_from(&argv)
+                .expect("full tree parses");
+            let partial = build_for(&argv)
+                .try_get_matches_from(&argv)
+                .expect("partial tree parses");
+            let (a, am) = resolve(&full).expect("full resolves");
+            let (b, bm) = resolve(&partial).expect("partial resolves");
+            assert_eq!(a.api_name(), b.api_name());
+            assert_eq!(a.parse(am).expect("args"), b.parse(bm).expect("args"));
+        }
+    }
+
+    #[test]
     fn grouped_commands_resolve_to_their_entry() {
         let m = build()
             .try_get_matches_from(["webrig", "tab", "new", "example.com"])
@@ -233,10 +330,21 @@ mod tests {
     #[test]
     fn cli_args_become_the_api_args() {
         let m = build()
-            .try_get_matches_from(["webrig", "--session", "s1", "goto", "a.test", "--until", "networkidle"])
+            .try_get_matches_from([
+                "webrig",
+                "--session",
+                "s1",
+                "goto",
+                "a.test",
+                "--until",
+                "networkidle",
+            ])
             .expect("parses");
         let (entry, sub) = resolve(&m).expect("resolves");
         let args = entry.parse(sub).expect("args");
-        assert_eq!(args, serde_json::json!({"url": "a.test", "until": "networkidle"}));
+        assert_eq!(
+            args,
+            serde_json::json!({"url": "a.test", "until": "networkidle"})
+        );
     }
 }

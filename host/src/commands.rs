@@ -161,13 +161,18 @@ fn parse<T: Command>(matches: &clap::ArgMatches) -> Result<Value, ApiError> {
 
 fn run<T: Command>(cx: Cx, args: Value) -> BoxFuture {
     Box::pin(async move {
-        let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
         let cmd: T = serde_json::from_value(args).map_err(|e| {
             ApiError::invalid(format!("bad arguments for {}: {e}", T::NAME))
                 .with_hint(format!("see webrig {} --help", T::NAME))
         })?;
         let out = cmd.run(cx).await?;
-        serde_json::to_value(out).map_err(|e| ApiError::internal(format!("encoding the result: {e}")))
+        serde_json::to_value(out)
+            .map_err(|e| ApiError::internal(format!("encoding the result: {e}")))
     })
 }
 
@@ -229,7 +234,12 @@ mod tests {
     fn every_command_has_an_object_schema() {
         for entry in registry() {
             let schema = entry.args_schema();
-            assert_eq!(schema.get("type").and_then(|t| t.as_str()), Some("object"), "{}", entry.api_name());
+            assert_eq!(
+                schema.get("type").and_then(|t| t.as_str()),
+                Some("object"),
+                "{}",
+                entry.api_name()
+            );
         }
     }
 }

@@ -91,7 +91,10 @@ impl State {
     /// Sessions by name, sorted.
     pub fn sessions(&self) -> Vec<(String, SharedSession)> {
         let sessions = self.lock_sessions();
-        let sorted: BTreeMap<_, _> = sessions.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let sorted: BTreeMap<_, _> = sessions
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         sorted.into_iter().collect()
     }
 
@@ -150,10 +153,11 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     {
         let state = state.clone();
         tokio::spawn(async move {
-            let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => return,
-            };
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(_) => return,
+                };
             tokio::select! {
                 _ = term.recv() => {}
                 _ = tokio::signal::ctrl_c() => {}

@@ -104,14 +104,20 @@ impl ErrorCode {
         match self {
             ErrorCode::InvalidArgument => "the request or one of its arguments is malformed",
             ErrorCode::NotFound => "no such session, tab, element or ref (a stale ref included)",
-            ErrorCode::Timeout => "what the command waited for did not happen in time; nothing was changed",
+            ErrorCode::Timeout => {
+                "what the command waited for did not happen in time; nothing was changed"
+            }
             ErrorCode::Busy => "the session's queue is full; retry later",
-            ErrorCode::OutcomeUnknown => "the command passed its deadline while running; it may or may not have taken effect",
+            ErrorCode::OutcomeUnknown => {
+                "the command passed its deadline while running; it may or may not have taken effect"
+            }
             ErrorCode::Unsupported => "this transport or browser cannot do that",
             ErrorCode::Unauthorized => "missing or wrong token",
             ErrorCode::Forbidden => "refused by the trust boundary (Host, Origin, grants)",
             ErrorCode::BrowserGone => "the session's browser exited or its connection dropped",
-            ErrorCode::NavigationFailed => "the page could not be loaded (DNS, connection, TLS, aborted)",
+            ErrorCode::NavigationFailed => {
+                "the page could not be loaded (DNS, connection, TLS, aborted)"
+            }
             ErrorCode::PluginFailed => "a plugin trapped, timed out or broke its limits",
             ErrorCode::LimitExceeded => "a configured limit was reached",
             ErrorCode::Internal => "a bug in webrig; please report it",

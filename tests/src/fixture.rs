@@ -23,7 +23,9 @@ impl FixtureWeb {
 
     pub fn start_on(root: PathBuf, port: u16) -> FixtureWeb {
         let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind fixture port");
-        listener.set_nonblocking(true).expect("nonblocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("nonblocking listener");
         let port = listener.local_addr().expect("local addr").port();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -44,7 +46,11 @@ impl FixtureWeb {
 
     /// `http://127.0.0.1:PORT/<path>`.
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port,
+            path.trim_start_matches('/')
+        )
     }
 }
 
@@ -67,7 +73,9 @@ struct Delay {
 async fn slow(Query(q): Query<Delay>) -> Response {
     let ms = q.ms.unwrap_or(1000).min(60_000);
     tokio::time::sleep(Duration::from_millis(ms)).await;
-    html(format!("<!doctype html><title>Slow {ms}</title><p>answered after {ms} ms</p>"))
+    html(format!(
+        "<!doctype html><title>Slow {ms}</title><p>answered after {ms} ms</p>"
+    ))
 }
 
 /// A 1×1 PNG answered after `ms` milliseconds (holds back the load event).
@@ -86,7 +94,14 @@ async fn slow_png(Query(q): Query<Delay>) -> Response {
 
 async fn status(AxPath(code): AxPath<u16>) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
-    (code, html(format!("<!doctype html><title>Status {}</title>", code.as_u16()))).into_response()
+    (
+        code,
+        html(format!(
+            "<!doctype html><title>Status {}</title>",
+            code.as_u16()
+        )),
+    )
+        .into_response()
 }
 
 async fn index(State(root): State<PathBuf>) -> Response {
@@ -99,7 +114,10 @@ async fn file(State(root): State<PathBuf>, AxPath(path): AxPath<String>) -> Resp
 
 async fn serve(root: PathBuf, path: String) -> Response {
     // Only plain relative paths inside the fixture folder.
-    if path.split('/').any(|part| part == ".." || part.starts_with('.')) {
+    if path
+        .split('/')
+        .any(|part| part == ".." || part.starts_with('.'))
+    {
         return StatusCode::NOT_FOUND.into_response();
     }
     let mut full = root.join(&path);
@@ -108,7 +126,10 @@ async fn serve(root: PathBuf, path: String) -> Response {
     }
     match tokio::fs::read(&full).await {
         Ok(bytes) => ([(header::CONTENT_TYPE, content_type(&path))], bytes).into_response(),
-        Err(_) => (StatusCode::NOT_FOUND, html("<!doctype html><title>Not found</title>".into()))
+        Err(_) => (
+            StatusCode::NOT_FOUND,
+            html("<!doctype html><title>Not found</title>".into()),
+        )
             .into_response(),
     }
 }

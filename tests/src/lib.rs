@@ -17,7 +17,9 @@ pub use fixture::FixtureWeb;
 
 /// The repository's `tests/fixtures/web`.
 pub fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("web")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join("web")
 }
 
 /// The `webrig` binary: `WEBRIG_BIN`, else beside the running test binary.
@@ -26,7 +28,10 @@ pub fn webrig_bin() -> PathBuf {
         return PathBuf::from(bin);
     }
     let exe = std::env::current_exe().expect("test binary has a path");
-    let mut dir = exe.parent().expect("test binary lives in a directory").to_path_buf();
+    let mut dir = exe
+        .parent()
+        .expect("test binary lives in a directory")
+        .to_path_buf();
     if dir.ends_with("deps") {
         dir.pop();
     }
@@ -56,7 +61,9 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start() -> anyhow::Result<Daemon> {
-        let home = tempfile::Builder::new().prefix("webrig-test-home-").tempdir()?;
+        let home = tempfile::Builder::new()
+            .prefix("webrig-test-home-")
+            .tempdir()?;
         let port = free_port();
         let log = std::fs::File::create(home.path().join("daemon.log"))?;
         let child = Command::new(webrig_bin())
@@ -74,7 +81,12 @@ impl Daemon {
             .timeout_global(Some(Duration::from_secs(150)))
             .build()
             .into();
-        let daemon = Daemon { port, home, child, agent };
+        let daemon = Daemon {
+            port,
+            home,
+            child,
+            agent,
+        };
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if started.elapsed() > Duration::from_secs(15) {
@@ -112,20 +124,26 @@ impl Daemon {
 
     /// POSTs a raw body with the given headers; returns (status, JSON body).
     pub fn post_raw(&self, body: &str, headers: &[(&str, &str)]) -> (u16, Value) {
-        let mut req = self.agent.post(&format!("http://127.0.0.1:{}/command", self.port));
+        let mut req = self
+            .agent
+            .post(&format!("http://127.0.0.1:{}/command", self.port));
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
         let mut resp = req.send(body).expect("daemon answers");
         let status = resp.status().as_u16();
         let text = resp.body_mut().read_to_string().unwrap_or_default();
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     /// Sends a full envelope with the token; returns the response envelope.
     pub fn request(&self, envelope: Value) -> Value {
         let token = format!("Bearer {}", self.token());
-        self.post_raw(&envelope.to_string(), &[("Authorization", &token)]).1
+        self.post_raw(&envelope.to_string(), &[("Authorization", &token)])
+            .1
     }
 
     /// Runs `command` in `session`; returns the response envelope.
@@ -137,7 +155,8 @@ impl Daemon {
     pub fn ok(&self, session: &str, command: &str, args: Value) -> Value {
         let resp = self.cmd(session, command, args.clone());
         assert_eq!(
-            resp["ok"], true,
+            resp["ok"],
+            true,
             "{command} {args} failed: {resp}\n--- daemon log tail ---\n{}",
             tail(&self.log(), 20)
         );
@@ -190,7 +209,10 @@ pub struct SessionGuard<'a> {
 
 impl<'a> SessionGuard<'a> {
     pub fn new(daemon: &'a Daemon, name: &str) -> Self {
-        SessionGuard { daemon, name: name.to_string() }
+        SessionGuard {
+            daemon,
+            name: name.to_string(),
+        }
     }
 
     pub fn ok(&self, command: &str, args: Value) -> Value {

@@ -1,1 +1,61 @@
-fn main(){}
+//! `cargo xtask demo|test|bench|docs`: the only entry points a newcomer needs.
+//! Each installs what it is missing (a Chromium through the system package
+//! manager when possible) and says what it did.
+
+mod bench;
+mod demo;
+mod rig;
+mod setup;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        Some("demo") => demo::run(),
+        Some("bench") => bench::run(&args[1..]),
+        Some("docs") => docs(),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md from the command registry"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn test(extra: &[String]) -> Result<(), String> {
+    let browser = setup::ensure_browser()?;
+    setup::step("building webrig");
+    setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
+    setup::step(&format!(
+        "running every test suite (browser: {})",
+        browser.display()
+    ));
+    let mut args = vec!["test", "--workspace", "--"];
+    args.extend(extra.iter().map(String::as_str));
+    setup::cargo_env(&args, &[("WEBRIG_BROWSER", browser.as_os_str())])
+}
+
+fn docs() -> Result<(), String> {
+    setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
+    let out = std::process::Command::new(setup::target_dir().join("debug/webrig"))
+        .arg("docs")
+        .output()
+        .map_err(|e| format!("running webrig docs: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let path = setup::root().join("docs/SURFACE.md");
+    std::fs::write(&path, &out.stdout).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    setup::step(&format!("wrote {}", path.display()));
+    Ok(())
+}

@@ -10,7 +10,18 @@ use super::read::on_element;
 use super::tab::Tab;
 use crate::error::ApiError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ImageFormat {
     #[default]
@@ -74,7 +85,8 @@ pub async fn screenshot(
                     "{selector:?} has no visible size to capture"
                 )));
             }
-            params["clip"] = json!({ "x": n(0), "y": n(1), "width": n(2), "height": n(3), "scale": 1 });
+            params["clip"] =
+                json!({ "x": n(0), "y": n(1), "width": n(2), "height": n(3), "scale": 1 });
             params["captureBeyondViewport"] = json!(true);
         }
     }

@@ -53,7 +53,10 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, ApiError> {
         return if path.is_file() {
             Ok(path.to_path_buf())
         } else {
-            Err(ApiError::invalid(format!("no browser at {}", path.display())))
+            Err(ApiError::invalid(format!(
+                "no browser at {}",
+                path.display()
+            )))
         };
     }
     if let Some(env) = std::env::var_os("WEBRIG_BROWSER").filter(|v| !v.is_empty()) {
@@ -137,9 +140,9 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
         // Its own process group: a Ctrl-C aimed at a terminal does not reach it.
         .process_group(0);
 
-    let mut child = cmd.spawn().map_err(|e| {
-        ApiError::internal(format!("cannot start {}: {e}", executable.display()))
-    })?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| ApiError::internal(format!("cannot start {}: {e}", executable.display())))?;
     let stderr = child
         .stderr
         .take()
@@ -163,7 +166,11 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
         Ok(Some(url)) => url,
         Ok(None) | Err(_) => {
             let _ = child.start_kill();
-            let why = if found.is_err() { "timed out" } else { "exited" };
+            let why = if found.is_err() {
+                "timed out"
+            } else {
+                "exited"
+            };
             return Err(ApiError::new(
                 ErrorCode::BrowserGone,
                 format!(
@@ -187,7 +194,9 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
 fn is_root() -> bool {
     // The owner of /proc/self is our effective uid; no libc call (and no unsafe) needed.
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
 }
 
 /// Turns `http://host:port` (a browser started with --remote-debugging-port) or a
@@ -206,7 +215,10 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, ApiError> {
                     .timeout_global(Some(Duration::from_secs(5)))
                     .build()
                     .into();
-                let mut resp = agent.get(version.as_str()).call().map_err(|e| e.to_string())?;
+                let mut resp = agent
+                    .get(version.as_str())
+                    .call()
+                    .map_err(|e| e.to_string())?;
                 resp.body_mut().read_json().map_err(|e| e.to_string())
             })
             .await
@@ -216,7 +228,9 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, ApiError> {
                     ErrorCode::BrowserGone,
                     format!("no browser answers at {endpoint}: {e}"),
                 )
-                .with_hint("start Chrome with --remote-debugging-port=PORT and pass http://127.0.0.1:PORT")
+                .with_hint(
+                    "start Chrome with --remote-debugging-port=PORT and pass http://127.0.0.1:PORT",
+                )
             })?;
             body.get("webSocketDebuggerUrl")
                 .and_then(|v| v.as_str())

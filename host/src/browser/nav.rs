@@ -114,7 +114,10 @@ impl NavWatch {
                 self.seen.entry(loader).or_default().insert(name);
             }
             "Page.frameNavigated" if p["frame"]["id"] == self.frame.as_str() => {
-                let loader = p["frame"]["loaderId"].as_str().unwrap_or_default().to_string();
+                let loader = p["frame"]["loaderId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 // A page restored from the back/forward cache fires no new lifecycle.
                 if p["type"] == "BackForwardCacheRestore" {
                     self.same_document = true;
@@ -132,7 +135,9 @@ impl NavWatch {
         if self.same_document {
             return true;
         }
-        let Some(loader) = &self.committed else { return false };
+        let Some(loader) = &self.committed else {
+            return false;
+        };
         until == LoadState::Commit
             || self
                 .seen
@@ -223,7 +228,9 @@ pub async fn history(
     let entries = history["entries"].as_array().cloned().unwrap_or_default();
     let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
         let which = if delta < 0 { "back" } else { "forward" };
-        return Err(ApiError::invalid(format!("there is no page to go {which} to")));
+        return Err(ApiError::invalid(format!(
+            "there is no page to go {which} to"
+        )));
     };
     let mut events = tab.cdp().connection().subscribe();
     tab.call(
@@ -258,8 +265,14 @@ pub async fn current(tab: &Tab) -> Result<Navigated, ApiError> {
 /// A condition `wait` polls for.
 #[derive(Debug, Clone)]
 pub enum Condition {
-    Text { text: String, present: bool },
-    Selector { selector: String, state: ElementState },
+    Text {
+        text: String,
+        present: bool,
+    },
+    Selector {
+        selector: String,
+        state: ElementState,
+    },
     Url(String),
     Load(LoadState),
     Script(String),
@@ -297,7 +310,9 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
     let probe = probe_script(condition)?;
     loop {
         let holds = match condition {
-            Condition::Load(state) if *state == LoadState::Networkidle => tab.reached("networkIdle"),
+            Condition::Load(state) if *state == LoadState::Networkidle => {
+                tab.reached("networkIdle")
+            }
             _ => match tab.eval(&probe).await {
                 Ok(Value::Bool(b)) => b,
                 Ok(Value::Object(o)) if o.contains_key("error") => {
@@ -310,8 +325,12 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
                 Err(e) if e.code() == ErrorCode::Internal => false,
                 // A page script that throws is the caller's bug; other probes
                 // only throw while a new document is being set up.
-                Err(e) if e.code() == ErrorCode::InvalidArgument
-                    && !matches!(condition, Condition::Script(_)) => false,
+                Err(e)
+                    if e.code() == ErrorCode::InvalidArgument
+                        && !matches!(condition, Condition::Script(_)) =>
+                {
+                    false
+                }
                 Err(e) => return Err(e),
             },
         };
@@ -319,8 +338,10 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
             return Ok(());
         }
         if Instant::now() + POLL > deadline {
-            return Err(ApiError::timeout(format!("waited for {} in vain", describe(condition)))
-                .with_hint("raise --timeout-ms or check the condition"));
+            return Err(
+                ApiError::timeout(format!("waited for {} in vain", describe(condition)))
+                    .with_hint("raise --timeout-ms or check the condition"),
+            );
         }
         tokio::time::sleep(POLL).await;
     }
@@ -338,8 +359,14 @@ fn truthy(v: &Value) -> bool {
 
 fn describe(c: &Condition) -> String {
     match c {
-        Condition::Text { text, present: true } => format!("text {text:?} to appear"),
-        Condition::Text { text, present: false } => format!("text {text:?} to disappear"),
+        Condition::Text {
+            text,
+            present: true,
+        } => format!("text {text:?} to appear"),
+        Condition::Text {
+            text,
+            present: false,
+        } => format!("text {text:?} to disappear"),
         Condition::Selector { selector, state } => {
             format!("{selector:?} to be {}", format!("{state:?}").to_lowercase())
         }
@@ -415,17 +442,29 @@ mod tests {
 
     #[test]
     fn bare_hosts_get_a_scheme() {
-        assert_eq!(normalize_url("example.com").expect("ok").as_str(), "https://example.com/");
+        assert_eq!(
+            normalize_url("example.com").expect("ok").as_str(),
+            "https://example.com/"
+        );
         assert_eq!(
             normalize_url("localhost:8080/a").expect("ok").as_str(),
             "http://localhost:8080/a"
         );
-        assert_eq!(normalize_url("about:blank").expect("ok").as_str(), "about:blank");
+        assert_eq!(
+            normalize_url("about:blank").expect("ok").as_str(),
+            "about:blank"
+        );
     }
 
     #[test]
     fn bad_urls_are_refused_with_invalid_argument() {
-        for bad in ["", "http://", "javascript:alert(1)", "ftp://x/y", "http://exa mple.com"] {
+        for bad in [
+            "",
+            "http://",
+            "javascript:alert(1)",
+            "ftp://x/y",
+            "http://exa mple.com",
+        ] {
             let err = normalize_url(bad).expect_err(bad);
             assert_eq!(err.code(), ErrorCode::InvalidArgument, "{bad}");
         }

@@ -18,11 +18,11 @@ pub async fn on_element(
     body: &str,
     arg: Value,
 ) -> Result<Value, ApiError> {
-    if let Some(sel) = selector {
-        if sel.starts_with('@') {
-            return Err(ApiError::not_found(format!("unknown ref {sel}"))
-                .with_hint("refs come from webrig snapshot; take one and use its @e refs"));
-        }
+    if let Some(sel) = selector
+        && sel.starts_with('@')
+    {
+        return Err(ApiError::not_found(format!("unknown ref {sel}"))
+            .with_hint("refs come from webrig snapshot; take one and use its @e refs"));
     }
     let script = format!(
         "(() => {{
@@ -79,7 +79,13 @@ pub async fn value(tab: &Tab, selector: &str) -> Result<Value, ApiError> {
 }
 
 pub async fn attr(tab: &Tab, selector: &str, name: &str) -> Result<Option<String>, ApiError> {
-    let v = on_element(tab, Some(selector), "return el.getAttribute(arg)", json!(name)).await?;
+    let v = on_element(
+        tab,
+        Some(selector),
+        "return el.getAttribute(arg)",
+        json!(name),
+    )
+    .await?;
     Ok(v.as_str().map(str::to_string))
 }
 

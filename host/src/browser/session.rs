@@ -20,7 +20,7 @@ pub const MAX_TABS: usize = 32;
 enum Owner {
     /// Started by webrig: killed on close, profile deleted if temporary.
     Launched {
-        child: tokio::process::Child,
+        child: Box<tokio::process::Child>,
         _profile: Option<tempfile::TempDir>,
         headless: bool,
     },
@@ -50,7 +50,7 @@ impl Browser {
             endpoint: launched.ws_url,
             executable: Some(launched.executable),
             owner: Owner::Launched {
-                child: launched.child,
+                child: Box::new(launched.child),
                 _profile: launched.temp_profile,
                 headless: !opts.headed,
             },
@@ -86,6 +86,9 @@ impl Browser {
 
     /// Closes a launched browser (politely, then by force) or disconnects.
     async fn shutdown(mut self) {
+        if let Owner::Connected = self.owner {
+            self.conn.close();
+        }
         if let Owner::Launched { child, .. } = &mut self.owner {
             let _ = tokio::time::timeout(
                 Duration::from_millis(500),
@@ -201,7 +204,8 @@ impl SessionState {
     }
 
     pub async fn connect(&mut self, endpoint: &str) -> Result<(), ApiError> {
-        self.replace_browser(Browser::connect(endpoint).await?).await
+        self.replace_browser(Browser::connect(endpoint).await?)
+            .await
     }
 
     async fn replace_browser(&mut self, browser: Browser) -> Result<(), ApiError> {
@@ -253,8 +257,10 @@ impl SessionState {
         self.check_gone()?;
         match &self.browser {
             Some(b) => Ok(&b.conn),
-            None => Err(ApiError::not_found(format!("session {:?} has no browser", self.name))
-                .with_hint("start one with webrig launch or webrig goto URL")),
+            None => Err(
+                ApiError::not_found(format!("session {:?} has no browser", self.name))
+                    .with_hint("start one with webrig launch or webrig goto URL"),
+            ),
         }
     }
 
@@ -281,9 +287,10 @@ impl SessionState {
         let id = format!("t{}", self.next_tab);
         self.next_tab += 1;
         let viewport = match &self.browser {
-            Some(Browser { owner: Owner::Launched { headless: true, .. }, .. }) => {
-                Some(super::tab::DEFAULT_VIEWPORT)
-            }
+            Some(Browser {
+                owner: Owner::Launched { headless: true, .. },
+                ..
+            }) => Some(super::tab::DEFAULT_VIEWPORT),
             _ => None,
         };
         let tab = Tab::attach(id, target_id.to_string(), cdp, viewport).await?;
@@ -302,10 +309,10 @@ impl SessionState {
         if let Some(id) = id {
             return self.find_tab(id).cloned();
         }
-        if let Some(active) = self.active.clone() {
-            if let Ok(tab) = self.find_tab(&active) {
-                return Ok(tab.clone());
-            }
+        if let Some(active) = self.active.clone()
+            && let Ok(tab) = self.find_tab(&active)
+        {
+            return Ok(tab.clone());
         }
         match self.tabs.first().cloned() {
             Some(tab) => {
@@ -319,10 +326,18 @@ impl SessionState {
     /// Forgets tabs the browser detached (closed by the page or the user).
     fn prune_detached(&mut self) {
         self.tabs.retain(|t| !t.is_detached());
-        if let Some(active) = &self.active {
-            if !self.tabs.iter().any(|t| t.id() == active) {
-                self.active = self.tabs.last().map(|t| t.id().to_string());
-            }
+        self.repair_active();
+    }
+
+    /// After tabs went away: keeps the active tab if it is still there, else
+    /// makes the newest tab active.
+    fn repair_active(&mut self) {
+        let gone = self
+            .active
+            .as_ref()
+            .is_some_and(|active| !self.tabs.iter().any(|t| t.id() == active));
+        if gone {
+            self.active = self.tabs.last().map(|t| t.id().to_string());
         }
     }
 
@@ -383,22 +398,24 @@ impl SessionState {
     pub async fn list_tabs(&mut self) -> Result<Vec<TabInfo>, ApiError> {
         let conn = self.connection()?.clone();
         let targets = conn.call(None, "Target.getTargets", json!({})).await?;
-        let infos: Vec<&Value> = targets["targetInfos"].as_array().into_iter().flatten().collect();
+        let infos: Vec<&Value> = targets["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .collect();
         // Tabs whose target vanished (closed by the page) are dropped here.
         self.tabs
             .retain(|tab| infos.iter().any(|t| t["targetId"] == tab.target_id()));
-        if let Some(active) = &self.active {
-            if !self.tabs.iter().any(|t| t.id() == active) {
-                self.active = self.tabs.last().map(|t| t.id().to_string());
-            }
-        }
+        self.repair_active();
         Ok(self
             .tabs
             .iter()
             .map(|tab| {
                 let info = infos.iter().find(|t| t["targetId"] == tab.target_id());
                 let field = |k: &str| {
-                    info.and_then(|t| t[k].as_str()).unwrap_or_default().to_string()
+                    info.and_then(|t| t[k].as_str())
+                        .unwrap_or_default()
+                        .to_string()
                 };
                 TabInfo {
                     id: tab.id().to_string(),

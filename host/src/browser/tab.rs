@@ -48,7 +48,12 @@ impl Tab {
     ) -> Result<Tab, ApiError> {
         let lifecycle = Arc::new(Mutex::new(Lifecycle::default()));
         let detached = Arc::new(AtomicBool::new(false));
-        spawn_watcher(&cdp, &target_id, Arc::downgrade(&lifecycle), detached.clone());
+        spawn_watcher(
+            &cdp,
+            &target_id,
+            Arc::downgrade(&lifecycle),
+            detached.clone(),
+        );
         let metrics = async {
             match viewport {
                 Some((width, height)) => cdp
@@ -172,7 +177,10 @@ impl Tab {
         let cdp = self.inner.cdp.clone();
         tokio::spawn(async move {
             let _ = cdp
-                .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-eval" }))
+                .call(
+                    "Runtime.releaseObjectGroup",
+                    json!({ "objectGroup": "webrig-eval" }),
+                )
                 .await;
         });
         value_of(&settled?)
@@ -247,8 +255,12 @@ fn spawn_watcher(
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => break,
             };
-            let Some(lifecycle) = lifecycle.upgrade() else { break };
-            if event.method == "Target.detachedFromTarget" && event.params["sessionId"] == session.as_str() {
+            let Some(lifecycle) = lifecycle.upgrade() else {
+                break;
+            };
+            if event.method == "Target.detachedFromTarget"
+                && event.params["sessionId"] == session.as_str()
+            {
                 detached.store(true, Ordering::Relaxed);
                 break;
             }
@@ -260,7 +272,9 @@ fn spawn_watcher(
             }
             let loader = event.params["loaderId"].as_str().unwrap_or_default();
             let name = event.params["name"].as_str().unwrap_or_default();
-            let Ok(mut state) = lifecycle.lock() else { break };
+            let Ok(mut state) = lifecycle.lock() else {
+                break;
+            };
             if name == "init" || state.loader_id != loader {
                 state.loader_id = loader.to_string();
                 state.events.clear();

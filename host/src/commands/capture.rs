@@ -75,7 +75,9 @@ impl Command for Screenshot {
 
     async fn run(self, mut cx: Cx) -> Result<Saved, ApiError> {
         if self.full && self.target.is_some() {
-            return Err(ApiError::invalid("give either --full or an element, not both"));
+            return Err(ApiError::invalid(
+                "give either --full or an element, not both",
+            ));
         }
         let format = self.format.unwrap_or_default();
         let path = destination(&cx, self.path, "screenshot", format.extension())?;
@@ -146,11 +148,16 @@ impl Command for Pdf {
 /// Fails fast, before rendering, on a path that will be refused anyway.
 fn check_writable(path: &std::path::Path, overwrite: bool) -> Result<(), ApiError> {
     if !path.is_absolute() {
-        return Err(ApiError::invalid(format!("{} is not an absolute path", path.display())));
+        return Err(ApiError::invalid(format!(
+            "{} is not an absolute path",
+            path.display()
+        )));
     }
     if !overwrite && std::fs::symlink_metadata(path).is_ok() {
-        return Err(ApiError::invalid(format!("{} already exists", path.display()))
-            .with_hint("pick another path, or pass --overwrite"));
+        return Err(
+            ApiError::invalid(format!("{} already exists", path.display()))
+                .with_hint("pick another path, or pass --overwrite"),
+        );
     }
     match path.parent() {
         Some(dir) if dir.is_dir() => Ok(()),

@@ -78,8 +78,20 @@ macro_rules! history_command {
     };
 }
 
-history_command!(Back, "back", "Go back in the tab's history", "Go back one page.", -1);
-history_command!(Forward, "forward", "Go forward in the tab's history", "Go forward one page.", 1);
+history_command!(
+    Back,
+    "back",
+    "Go back in the tab's history",
+    "Go back one page.",
+    -1
+);
+history_command!(
+    Forward,
+    "forward",
+    "Go forward in the tab's history",
+    "Go forward one page.",
+    1
+);
 history_command!(Reload, "reload", "Reload the page", "Reload the page.", 0);
 
 /// Wait for a condition: text, an element's state, the URL, a load state, a
@@ -134,10 +146,16 @@ impl Wait {
             });
         }
         if let Some(text) = &self.text {
-            found.push(Condition::Text { text: text.clone(), present: true });
+            found.push(Condition::Text {
+                text: text.clone(),
+                present: true,
+            });
         }
         if let Some(text) = &self.text_gone {
-            found.push(Condition::Text { text: text.clone(), present: false });
+            found.push(Condition::Text {
+                text: text.clone(),
+                present: false,
+            });
         }
         if let Some(selector) = &self.selector {
             found.push(Condition::Selector {

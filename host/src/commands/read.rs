@@ -134,7 +134,9 @@ impl Command for Attr {
     }
 
     fn human(out: &AttrOut) -> String {
-        out.value.clone().unwrap_or_else(|| "(no such attribute)".into())
+        out.value
+            .clone()
+            .unwrap_or_else(|| "(no such attribute)".into())
     }
 }
 

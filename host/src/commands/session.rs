@@ -193,12 +193,12 @@ impl Command for Close {
 
 /// Makes a client-side relative path absolute against the CLI's directory.
 pub(super) fn absolutize(path: &mut Option<PathBuf>) -> Result<(), ApiError> {
-    if let Some(p) = path.as_mut() {
-        if p.is_relative() {
-            let cwd = std::env::current_dir()
-                .map_err(|e| ApiError::invalid(format!("no working directory: {e}")))?;
-            *p = cwd.join(&*p);
-        }
+    if let Some(p) = path.as_mut()
+        && p.is_relative()
+    {
+        let cwd = std::env::current_dir()
+            .map_err(|e| ApiError::invalid(format!("no working directory: {e}")))?;
+        *p = cwd.join(&*p);
     }
     Ok(())
 }

@@ -32,7 +32,13 @@ pub fn markdown() -> String {
     );
     out.push_str("## Commands\n\n| CLI | API name | what it does |\n| --- | --- | --- |\n");
     for e in registry() {
-        let _ = writeln!(out, "| `webrig {}` | `{}` | {} |", e.cli_name(), e.api_name(), e.about());
+        let _ = writeln!(
+            out,
+            "| `webrig {}` | `{}` | {} |",
+            e.cli_name(),
+            e.api_name(),
+            e.about()
+        );
     }
     out.push('\n');
     for e in registry() {
@@ -75,7 +81,11 @@ fn fields(out: &mut String, schema: &Value) {
         Some(props) if !props.is_empty() => {
             for (name, prop) in props {
                 let ty = type_name(prop, schema);
-                let req = if required.contains(&name.as_str()) { ", required" } else { "" };
+                let req = if required.contains(&name.as_str()) {
+                    ", required"
+                } else {
+                    ""
+                };
                 let desc = prop
                     .get("description")
                     .and_then(Value::as_str)
@@ -125,13 +135,21 @@ fn type_name(prop: &Value, root: &Value) -> String {
 
 fn enum_values(schema: &Value) -> Option<String> {
     let list: Vec<String> = if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        values.iter().filter_map(Value::as_str).map(|s| format!("`{s}`")).collect()
+        values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|s| format!("`{s}`"))
+            .collect()
     } else {
         schema
             .get("oneOf")
             .and_then(Value::as_array)?
             .iter()
-            .map(|o| o.get("const").and_then(Value::as_str).map(|s| format!("`{s}`")))
+            .map(|o| {
+                o.get("const")
+                    .and_then(Value::as_str)
+                    .map(|s| format!("`{s}`"))
+            })
             .collect::<Option<Vec<_>>>()?
     };
     (!list.is_empty()).then(|| list.join(" \\| "))

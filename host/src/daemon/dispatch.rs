@@ -71,7 +71,10 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
         Ok(result) => result,
         Err(_) => Err(ApiError::new(
             ErrorCode::OutcomeUnknown,
-            format!("{} passed its {timeout_ms} ms deadline while running", entry.api_name()),
+            format!(
+                "{} passed its {timeout_ms} ms deadline while running",
+                entry.api_name()
+            ),
         )
         .with_hint("it may or may not have taken effect; check the page before retrying")),
     }

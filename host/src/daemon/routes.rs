@@ -26,7 +26,10 @@ pub fn app(state: Arc<State>) -> Router {
     Router::new()
         .route("/ping", get(ping))
         .merge(authed)
-        .layer(middleware::from_fn_with_state(state.clone(), check_host_and_origin))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            check_host_and_origin,
+        ))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
 }
@@ -86,7 +89,10 @@ async fn check_host_and_origin(
         .and_then(|h| h.to_str().ok())
         .is_some_and(|h| h == format!("127.0.0.1:{port}") || h == format!("localhost:{port}"));
     if !host_ok {
-        return refuse(ErrorCode::Forbidden, "Host must be 127.0.0.1 or localhost with the daemon's port");
+        return refuse(
+            ErrorCode::Forbidden,
+            "Host must be 127.0.0.1 or localhost with the daemon's port",
+        );
     }
     if let Some(origin) = req.headers().get(header::ORIGIN) {
         let path = req.uri().path();
@@ -105,11 +111,7 @@ fn is_extension_origin(origin: &str) -> bool {
         .is_some_and(|id| id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b)))
 }
 
-async fn require_token(
-    AxState(state): AxState<Arc<State>>,
-    req: Request,
-    next: Next,
-) -> Response {
+async fn require_token(AxState(state): AxState<Arc<State>>, req: Request, next: Next) -> Response {
     if !token_matches(req.headers(), state.token()) {
         return refuse(ErrorCode::Unauthorized, "missing or wrong bearer token");
     }
@@ -141,8 +143,12 @@ mod tests {
 
     #[test]
     fn extension_origins_need_32_letters_a_to_p() {
-        assert!(is_extension_origin("chrome-extension://abcdefghijklmnopabcdefghijklmnop"));
-        assert!(!is_extension_origin("chrome-extension://abcdefghijklmnopabcdefghijklmnoz"));
+        assert!(is_extension_origin(
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+        ));
+        assert!(!is_extension_origin(
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnoz"
+        ));
         assert!(!is_extension_origin("https://evil.test"));
         assert!(!is_extension_origin("chrome-extension://short"));
     }

@@ -25,19 +25,32 @@ fn screenshots_of_viewport_full_page_and_element() {
     assert_eq!(out["bytes"], view.len());
     let (vw, vh) = png_size(&view);
     assert_eq!((vw, vh), (1280, 800), "viewport size");
-    let mode = std::fs::metadata(path("view.png")).expect("stat").permissions().mode() & 0o777;
+    let mode = std::fs::metadata(path("view.png"))
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o600);
 
-    s.ok("screenshot", json!({ "path": path("full.png"), "full": true }));
+    s.ok(
+        "screenshot",
+        json!({ "path": path("full.png"), "full": true }),
+    );
     let (fw, fh) = png_size(&std::fs::read(path("full.png")).expect("full file"));
     assert_eq!(fw, 1280);
     assert!(fh > 8000, "full page is 200 rows of 40px, got {fh}");
 
-    s.ok("screenshot", json!({ "path": path("box.png"), "target": "#box" }));
+    s.ok(
+        "screenshot",
+        json!({ "path": path("box.png"), "target": "#box" }),
+    );
     let (bw, bh) = png_size(&std::fs::read(path("box.png")).expect("element file"));
     assert_eq!((bw, bh), (120, 80));
 
-    s.ok("screenshot", json!({ "path": path("view.jpg"), "format": "jpeg", "quality": 50 }));
+    s.ok(
+        "screenshot",
+        json!({ "path": path("view.jpg"), "format": "jpeg", "quality": 50 }),
+    );
     let jpg = std::fs::read(path("view.jpg")).expect("jpeg file");
     assert_eq!(&jpg[..3], b"\xff\xd8\xff");
 }
@@ -50,7 +63,13 @@ fn screenshot_never_replaces_a_file_unless_asked() {
     std::fs::write(&file, b"precious").expect("write");
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     let e = s.err("screenshot", json!({ "path": file }), "invalid_argument");
-    assert!(e["message"].as_str().unwrap_or_default().contains("already exists"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("already exists"),
+        "{e}"
+    );
     assert_eq!(std::fs::read(&file).expect("read"), b"precious");
     s.ok("screenshot", json!({ "path": file, "overwrite": true }));
     png_size(&std::fs::read(&file).expect("read"));
@@ -65,11 +84,31 @@ fn screenshot_refuses_unwritable_relative_and_missing_paths() {
     let plain = dir.path().join("plain-file");
     std::fs::write(&plain, b"").expect("write");
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
-    s.err("screenshot", json!({ "path": plain.join("x.png") }), "invalid_argument");
-    s.err("screenshot", json!({ "path": dir.path().join("no/such/dir/x.png") }), "invalid_argument");
-    s.err("screenshot", json!({ "path": "relative.png" }), "invalid_argument");
-    s.err("screenshot", json!({ "path": dir.path().join("x.png"), "target": "#nope" }), "not_found");
-    s.err("screenshot", json!({ "path": dir.path().join("y.png"), "target": "a", "full": true }), "invalid_argument");
+    s.err(
+        "screenshot",
+        json!({ "path": plain.join("x.png") }),
+        "invalid_argument",
+    );
+    s.err(
+        "screenshot",
+        json!({ "path": dir.path().join("no/such/dir/x.png") }),
+        "invalid_argument",
+    );
+    s.err(
+        "screenshot",
+        json!({ "path": "relative.png" }),
+        "invalid_argument",
+    );
+    s.err(
+        "screenshot",
+        json!({ "path": dir.path().join("x.png"), "target": "#nope" }),
+        "not_found",
+    );
+    s.err(
+        "screenshot",
+        json!({ "path": dir.path().join("y.png"), "target": "a", "full": true }),
+        "invalid_argument",
+    );
     assert!(!dir.path().join("x.png").exists());
 }
 
@@ -79,7 +118,11 @@ fn screenshot_without_a_path_goes_to_the_artifacts_folder() {
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     let out = s.ok("screenshot", json!({}));
     let path = std::path::PathBuf::from(out["path"].as_str().unwrap_or_default());
-    assert!(path.starts_with(s.daemon.home().join("artifacts")), "{}", path.display());
+    assert!(
+        path.starts_with(s.daemon.home().join("artifacts")),
+        "{}",
+        path.display()
+    );
     png_size(&std::fs::read(&path).expect("artifact"));
 }
 
@@ -94,5 +137,8 @@ fn pdf_writes_a_pdf_and_keeps_the_same_file_rules() {
     assert_eq!(&bytes[..5], b"%PDF-");
     assert_eq!(out["bytes"], bytes.len());
     s.err("pdf", json!({ "path": file }), "invalid_argument");
-    s.ok("pdf", json!({ "path": file, "overwrite": true, "landscape": true }));
+    s.ok(
+        "pdf",
+        json!({ "path": file, "overwrite": true, "landscape": true }),
+    );
 }

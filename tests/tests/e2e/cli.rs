@@ -18,10 +18,15 @@ fn cli_json_is_exactly_the_http_envelope() {
     let d = daemon();
     for (args, command, cli_args) in [
         (json!({}), "title", vec!["title"]),
-        (json!({ "target": "#intro" }), "text", vec!["text", "#intro"]),
+        (
+            json!({ "target": "#intro" }),
+            "text",
+            vec!["text", "#intro"],
+        ),
         (json!({ "target": "#nope" }), "text", vec!["text", "#nope"]),
     ] {
-        let http = d.request(json!({ "id": "same", "session": s.name, "command": command, "args": args }));
+        let http =
+            d.request(json!({ "id": "same", "session": s.name, "command": command, "args": args }));
         let mut argv = vec!["--json", "--id", "same", "--session", &s.name];
         argv.extend(cli_args.iter().copied());
         let out = d.cli(&argv);
@@ -36,13 +41,19 @@ fn cli_prints_short_text_and_maps_errors_to_exit_codes() {
     let d = daemon();
     let out = d.cli(&["--session", &s.name, "goto", &web().url("nav/a.html")]);
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(stdout(&out), format!("Page A\n{}\n", web().url("nav/a.html")));
+    assert_eq!(
+        stdout(&out),
+        format!("Page A\n{}\n", web().url("nav/a.html"))
+    );
     let out = d.cli(&["--session", &s.name, "eval", "1 + 2"]);
     assert_eq!(stdout(&out), "3\n");
     let out = d.cli(&["--session", &s.name, "text", "#missing"]);
     assert_eq!(out.status.code(), Some(3), "not_found exits 3");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("error: no element matches") && err.contains("hint:"), "{err}");
+    assert!(
+        err.contains("error: no element matches") && err.contains("hint:"),
+        "{err}"
+    );
     let out = d.cli(&["--session", &s.name, "eval", "throw 1"]);
     assert_eq!(out.status.code(), Some(2));
     let out = d.cli(&["--session", "nobody-here", "title"]);
@@ -57,10 +68,16 @@ fn cli_resolves_relative_paths_against_its_directory() {
     let d = daemon();
     let dir = tempfile::tempdir().expect("temp dir");
     d.cli(&["--session", &s.name, "goto", &web().url("nav/a.html")]);
-    let out = d.cli_in(&["--session", &s.name, "screenshot", "--path", "shot.png"], Some(dir.path()));
+    let out = d.cli_in(
+        &["--session", &s.name, "screenshot", "--path", "shot.png"],
+        Some(dir.path()),
+    );
     assert!(out.status.success(), "{out:?}");
     assert!(dir.path().join("shot.png").is_file());
-    let out = d.cli_in(&["--session", &s.name, "screenshot", "--path", "shot.png"], Some(dir.path()));
+    let out = d.cli_in(
+        &["--session", &s.name, "screenshot", "--path", "shot.png"],
+        Some(dir.path()),
+    );
     assert_eq!(out.status.code(), Some(2), "exists → invalid_argument");
 }
 
@@ -84,7 +101,8 @@ fn the_first_command_starts_the_daemon_and_stop_ends_it() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stdout(&out).lines().next(), Some("Page B"));
     use std::os::unix::fs::PermissionsExt;
-    let mode = |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
     assert_eq!(mode(home.path()), 0o700);
     assert_eq!(mode(&home.path().join("token")), 0o600);
 
@@ -95,7 +113,10 @@ fn the_first_command_starts_the_daemon_and_stop_ends_it() {
     assert!(out.status.success(), "{out:?}");
     let start = std::time::Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-        assert!(start.elapsed() < Duration::from_secs(10), "daemon did not stop");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "daemon did not stop"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -30,7 +30,13 @@ fn goto_an_unreachable_host_is_navigation_failed() {
         json!({ "url": format!("http://127.0.0.1:{closed}/") }),
         "navigation_failed",
     );
-    assert!(e["message"].as_str().unwrap_or_default().contains("ERR_CONNECTION_REFUSED"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ERR_CONNECTION_REFUSED"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -51,7 +57,10 @@ fn goto_past_the_deadline_times_out_and_the_session_goes_on() {
 fn goto_until_domcontentloaded_does_not_wait_for_slow_images() {
     let s = session!();
     let start = std::time::Instant::now();
-    s.ok("goto", json!({ "url": web().url("slow-image.html"), "until": "domcontentloaded" }));
+    s.ok(
+        "goto",
+        json!({ "url": web().url("slow-image.html"), "until": "domcontentloaded" }),
+    );
     assert!(start.elapsed().as_millis() < 1400, "waited for the image");
     let text = s.ok("text", json!({ "target": "#text" }));
     assert_eq!(text["text"], "Text is here before the image.");
@@ -69,7 +78,12 @@ fn back_and_forward_walk_the_history() {
     assert_eq!(s.ok("back", json!({}))["title"], "Page A");
     assert_eq!(s.ok("forward", json!({}))["title"], "Page B");
     let e = s.err("forward", json!({}), "invalid_argument");
-    assert!(e["message"].as_str().unwrap_or_default().contains("forward"));
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("forward")
+    );
 }
 
 #[test]
@@ -136,6 +150,14 @@ fn wait_refuses_bad_conditions() {
     s.err("wait", json!({}), "invalid_argument");
     s.err("wait", json!({ "text": "a", "ms": 5 }), "invalid_argument");
     s.err("wait", json!({ "selector": "###" }), "invalid_argument");
-    s.err("wait", json!({ "fn": "throw new Error('nope')" }), "invalid_argument");
-    s.err("wait", json!({ "state": "sideways", "selector": "a" }), "invalid_argument");
+    s.err(
+        "wait",
+        json!({ "fn": "throw new Error('nope')" }),
+        "invalid_argument",
+    );
+    s.err(
+        "wait",
+        json!({ "state": "sideways", "selector": "a" }),
+        "invalid_argument",
+    );
 }

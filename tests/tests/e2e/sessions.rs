@@ -12,11 +12,19 @@ fn unknown_sessions_are_not_found_and_not_created() {
     let d = daemon();
     for cmd in ["text", "tabs", "close", "back", "screenshot"] {
         let e = d.err("never-made", cmd, json!({}), "not_found");
-        assert!(e["hint"].as_str().unwrap_or_default().contains("webrig"), "{e}");
+        assert!(
+            e["hint"].as_str().unwrap_or_default().contains("webrig"),
+            "{e}"
+        );
     }
     let list = d.ok("x", "sessions", json!({}));
     assert!(!list.to_string().contains("never-made"), "{list}");
-    d.err("bad name!", "goto", json!({ "url": "about:blank" }), "invalid_argument");
+    d.err(
+        "bad name!",
+        "goto",
+        json!({ "url": "about:blank" }),
+        "invalid_argument",
+    );
 }
 
 #[test]
@@ -27,7 +35,10 @@ fn launch_reports_the_browser_and_refuses_a_second_launch() {
     assert!(out["session"]["pid"].as_u64().is_some(), "{out}");
     assert_eq!(out["tabs"].as_array().map(Vec::len), Some(1));
     let e = s.err("launch", json!({}), "invalid_argument");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("close"), "{e}");
+    assert!(
+        e["hint"].as_str().unwrap_or_default().contains("close"),
+        "{e}"
+    );
     // The first browser still works.
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
 }
@@ -35,8 +46,18 @@ fn launch_reports_the_browser_and_refuses_a_second_launch() {
 #[test]
 fn launch_with_a_missing_browser_path_is_invalid() {
     let s = session!();
-    let e = s.err("launch", json!({ "browser_path": "/no/such/chrome" }), "invalid_argument");
-    assert!(e["message"].as_str().unwrap_or_default().contains("/no/such/chrome"), "{e}");
+    let e = s.err(
+        "launch",
+        json!({ "browser_path": "/no/such/chrome" }),
+        "invalid_argument",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/no/such/chrome"),
+        "{e}"
+    );
     s.err("launch", json!({ "headed": "yes" }), "invalid_argument");
     s.err("launch", json!({ "bogus": 1 }), "invalid_argument");
 }
@@ -44,7 +65,9 @@ fn launch_with_a_missing_browser_path_is_invalid() {
 #[test]
 fn close_ends_the_session_and_kills_its_browser() {
     let s = session!();
-    let pid = s.ok("launch", json!({}))["session"]["pid"].as_u64().expect("pid");
+    let pid = s.ok("launch", json!({}))["session"]["pid"]
+        .as_u64()
+        .expect("pid");
     s.ok("close", json!({}));
     s.err("title", json!({}), "not_found");
     let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
@@ -58,7 +81,10 @@ fn close_ends_the_session_and_kills_its_browser() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let status = std::fs::read_to_string(proc_dir.join("status")).unwrap_or_default();
-    assert!(status.is_empty() || status.contains("State:\tZ"), "browser {pid} still runs");
+    assert!(
+        status.is_empty() || status.contains("State:\tZ"),
+        "browser {pid} still runs"
+    );
 }
 
 #[test]
@@ -68,18 +94,28 @@ fn two_sessions_run_at_once_with_their_own_browsers() {
     let b = SessionGuard::new(d, "parallel-b");
     a.ok("goto", json!({ "url": web().url("nav/a.html") }));
     b.ok("goto", json!({ "url": web().url("nav/b.html") }));
-    a.ok("eval", json!({ "script": "localStorage.setItem('who', 'a')" }));
+    a.ok(
+        "eval",
+        json!({ "script": "localStorage.setItem('who', 'a')" }),
+    );
     // Different browsers: b does not see a's storage, and a's slow command does
     // not hold b up.
     let slow = std::thread::spawn(move || {
-        daemon().ok("parallel-a", "eval", json!({ "script": "new Promise(r => setTimeout(() => r('slow'), 1500))" }))
+        daemon().ok(
+            "parallel-a",
+            "eval",
+            json!({ "script": "new Promise(r => setTimeout(() => r('slow'), 1500))" }),
+        )
     });
     std::thread::sleep(Duration::from_millis(100));
     let start = Instant::now();
     let who = b.ok("eval", json!({ "script": "localStorage.getItem('who')" }));
     let b_took = start.elapsed();
     assert_eq!(who["value"], json!(null));
-    assert!(b_took < Duration::from_millis(1000), "b waited for a: {b_took:?}");
+    assert!(
+        b_took < Duration::from_millis(1000),
+        "b waited for a: {b_took:?}"
+    );
     assert_eq!(slow.join().expect("thread")["value"], "slow");
 }
 
@@ -92,7 +128,11 @@ fn one_sessions_commands_run_in_arrival_order() {
     let blocker = {
         let name = name.clone();
         std::thread::spawn(move || {
-            daemon().ok(&name, "eval", json!({ "script": "new Promise(r => setTimeout(r, 600))" }))
+            daemon().ok(
+                &name,
+                "eval",
+                json!({ "script": "new Promise(r => setTimeout(r, 600))" }),
+            )
         })
     };
     std::thread::sleep(Duration::from_millis(50));
@@ -101,7 +141,11 @@ fn one_sessions_commands_run_in_arrival_order() {
             let name = name.clone();
             std::thread::sleep(Duration::from_millis(15));
             std::thread::spawn(move || {
-                daemon().ok(&name, "eval", json!({ "script": format!("window.seen.push({i}); {i}") }))
+                daemon().ok(
+                    &name,
+                    "eval",
+                    json!({ "script": format!("window.seen.push({i}); {i}") }),
+                )
             })
         })
         .collect();
@@ -118,19 +162,27 @@ fn a_killed_browser_is_browser_gone_for_its_session_only() {
     let d = daemon();
     let victim = SessionGuard::new(d, "victim");
     let bystander = SessionGuard::new(d, "bystander");
-    let pid = victim.ok("launch", json!({}))["session"]["pid"].as_u64().expect("pid");
+    let pid = victim.ok("launch", json!({}))["session"]["pid"]
+        .as_u64()
+        .expect("pid");
     victim.ok("goto", json!({ "url": web().url("nav/a.html") }));
     bystander.ok("goto", json!({ "url": web().url("nav/b.html") }));
 
     // Kill it while a command is waiting on the page.
     let waiting = std::thread::spawn(|| daemon().cmd("victim", "wait", json!({ "text": "never" })));
     std::thread::sleep(Duration::from_millis(200));
-    std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill");
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
     let resp = waiting.join().expect("thread");
     assert_eq!(resp["error"]["code"], "browser_gone", "{resp}");
 
     let e = victim.err("title", json!({}), "browser_gone");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("launch"), "{e}");
+    assert!(
+        e["hint"].as_str().unwrap_or_default().contains("launch"),
+        "{e}"
+    );
     assert_eq!(bystander.ok("title", json!({}))["title"], "Page B");
     let list = d.ok("x", "sessions", json!({}));
     let entry = list["sessions"]
@@ -143,7 +195,10 @@ fn a_killed_browser_is_browser_gone_for_its_session_only() {
     assert_eq!(entry["info"]["browser"], "gone", "{entry}");
     // A new launch revives the session.
     victim.ok("launch", json!({}));
-    assert_eq!(victim.ok("goto", json!({ "url": web().url("nav/a.html") }))["title"], "Page A");
+    assert_eq!(
+        victim.ok("goto", json!({ "url": web().url("nav/a.html") }))["title"],
+        "Page A"
+    );
 }
 
 /// A Chromium started outside webrig, with a DevTools port.
@@ -156,17 +211,26 @@ struct External {
 impl External {
     fn start() -> External {
         let exe = std::env::var("WEBRIG_BROWSER").unwrap_or_else(|_| {
-            ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/google-chrome"]
-                .into_iter()
-                .find(|p| std::path::Path::new(p).exists())
-                .expect("a Chromium to connect to")
-                .to_string()
+            [
+                "/usr/lib/chromium/chromium",
+                "/usr/bin/chromium",
+                "/usr/bin/google-chrome",
+            ]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .expect("a Chromium to connect to")
+            .to_string()
         });
         let profile = tempfile::tempdir().expect("profile");
         let child = std::process::Command::new(exe)
             .args([
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
                 "--remote-debugging-port=0",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
@@ -184,10 +248,17 @@ impl External {
             {
                 break port;
             }
-            assert!(start.elapsed() < Duration::from_secs(20), "no DevToolsActivePort");
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no DevToolsActivePort"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
-        External { child, port, _profile: profile }
+        External {
+            child,
+            port,
+            _profile: profile,
+        }
     }
 }
 
@@ -202,23 +273,51 @@ impl Drop for External {
 fn connect_drives_an_existing_browser_and_close_leaves_it_running() {
     let mut ext = External::start();
     let s = session!();
-    let out = s.ok("connect", json!({ "endpoint": format!("http://127.0.0.1:{}", ext.port) }));
+    let out = s.ok(
+        "connect",
+        json!({ "endpoint": format!("http://127.0.0.1:{}", ext.port) }),
+    );
     assert_eq!(out["session"]["browser"], "connected");
-    assert!(!out["tabs"].as_array().map(Vec::is_empty).unwrap_or(true), "{out}");
-    assert_eq!(s.ok("goto", json!({ "url": web().url("nav/a.html") }))["title"], "Page A");
+    assert!(
+        !out["tabs"].as_array().map(Vec::is_empty).unwrap_or(true),
+        "{out}"
+    );
+    assert_eq!(
+        s.ok("goto", json!({ "url": web().url("nav/a.html") }))["title"],
+        "Page A"
+    );
     s.ok("close", json!({}));
     std::thread::sleep(Duration::from_millis(200));
-    assert!(ext.child.try_wait().expect("wait").is_none(), "webrig closed someone else's browser");
+    assert!(
+        ext.child.try_wait().expect("wait").is_none(),
+        "webrig closed someone else's browser"
+    );
 }
 
 #[test]
 fn connect_to_nothing_is_browser_gone_and_bad_endpoints_invalid() {
     let s = session!();
     let closed = webrig_tests::free_port();
-    s.err("connect", json!({ "endpoint": format!("http://127.0.0.1:{closed}") }), "browser_gone");
-    s.err("connect", json!({ "endpoint": format!("ws://127.0.0.1:{closed}/devtools/browser/x") }), "browser_gone");
-    s.err("connect", json!({ "endpoint": "not a url" }), "invalid_argument");
-    s.err("connect", json!({ "endpoint": "ftp://127.0.0.1:1" }), "invalid_argument");
+    s.err(
+        "connect",
+        json!({ "endpoint": format!("http://127.0.0.1:{closed}") }),
+        "browser_gone",
+    );
+    s.err(
+        "connect",
+        json!({ "endpoint": format!("ws://127.0.0.1:{closed}/devtools/browser/x") }),
+        "browser_gone",
+    );
+    s.err(
+        "connect",
+        json!({ "endpoint": "not a url" }),
+        "invalid_argument",
+    );
+    s.err(
+        "connect",
+        json!({ "endpoint": "ftp://127.0.0.1:1" }),
+        "invalid_argument",
+    );
 }
 
 #[test]
@@ -227,7 +326,11 @@ fn envelope_errors_are_clear() {
     let token = format!("Bearer {}", d.token());
     let auth = [("Authorization", token.as_str())];
     let (status, body) = d.post_raw("{not json", &auth);
-    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_argument")), "{body}");
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("invalid_argument")),
+        "{body}"
+    );
     let resp = d.request(json!({ "id": "q1", "command": "fly" }));
     assert_eq!(resp["id"], "q1");
     assert_eq!(resp["error"]["code"], "invalid_argument");
@@ -239,7 +342,10 @@ fn envelope_errors_are_clear() {
     assert_eq!(resp["error"]["code"], "invalid_argument", "{resp}");
     let resp = d.request(json!({ "command": "sessions" }));
     assert_eq!(resp["ok"], true);
-    assert!(resp["id"].as_str().is_some_and(|id| !id.is_empty()), "an id is generated");
+    assert!(
+        resp["id"].as_str().is_some_and(|id| !id.is_empty()),
+        "an id is generated"
+    );
 }
 
 #[test]
@@ -247,13 +353,22 @@ fn the_token_host_and_origin_are_checked() {
     let d = daemon();
     let body = json!({ "command": "sessions" }).to_string();
     let (status, resp) = d.post_raw(&body, &[]);
-    assert_eq!((status, resp["error"]["code"].as_str()), (401, Some("unauthorized")));
+    assert_eq!(
+        (status, resp["error"]["code"].as_str()),
+        (401, Some("unauthorized"))
+    );
     let (status, _) = d.post_raw(&body, &[("Authorization", "Bearer wrong")]);
     assert_eq!(status, 401);
     let token = format!("Bearer {}", d.token());
     let (status, resp) = d.post_raw(&body, &[("Authorization", &token), ("Host", "evil.test")]);
-    assert_eq!((status, resp["error"]["code"].as_str()), (403, Some("forbidden")));
-    let (status, _) = d.post_raw(&body, &[("Authorization", &token), ("Origin", "https://evil.test")]);
+    assert_eq!(
+        (status, resp["error"]["code"].as_str()),
+        (403, Some("forbidden"))
+    );
+    let (status, _) = d.post_raw(
+        &body,
+        &[("Authorization", &token), ("Origin", "https://evil.test")],
+    );
     assert_eq!(status, 403);
     let (status, _) = d.post_raw(&body, &[("Authorization", &token)]);
     assert_eq!(status, 200);
@@ -263,7 +378,8 @@ fn the_token_host_and_origin_are_checked() {
 fn the_daemon_refuses_bodies_over_2_mib() {
     let d = daemon();
     let token = format!("Bearer {}", d.token());
-    let big = json!({ "command": "eval", "session": "big", "args": { "script": "x".repeat(2 << 20) } });
+    let big =
+        json!({ "command": "eval", "session": "big", "args": { "script": "x".repeat(2 << 20) } });
     let (status, _) = d.post_raw(&big.to_string(), &[("Authorization", &token)]);
     assert_eq!(status, 413);
 }

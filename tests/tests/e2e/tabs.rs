@@ -50,7 +50,10 @@ fn tabs_open_select_and_close() {
 fn closing_the_active_tab_activates_another() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
-    let second = s.ok("tab_new", json!({}))["id"].as_str().unwrap_or_default().to_string();
+    let second = s.ok("tab_new", json!({}))["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let list = s.ok("tab_close", json!({}));
     assert!(!ids(&list).contains(&second));
     assert_eq!(s.ok("title", json!({}))["title"], "Page A");
@@ -61,9 +64,16 @@ fn unknown_tabs_are_not_found() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     let e = s.err("tab_select", json!({ "id": "t99" }), "not_found");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("webrig tabs"));
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("webrig tabs")
+    );
     s.err("tab_close", json!({ "id": "t99" }), "not_found");
-    let resp = s.daemon.request(json!({ "session": s.name, "tab": "t99", "command": "title" }));
+    let resp = s
+        .daemon
+        .request(json!({ "session": s.name, "tab": "t99", "command": "title" }));
     assert_eq!(resp["error"]["code"], "not_found", "{resp}");
     s.err("tab_new", json!({ "url": "http://" }), "invalid_argument");
 }
@@ -74,7 +84,9 @@ fn a_request_can_target_a_tab_that_is_not_active() {
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     let first = active(&s.ok("tabs", json!({})));
     s.ok("tab_new", json!({ "url": web().url("nav/b.html") }));
-    let resp = s.daemon.request(json!({ "session": s.name, "tab": first, "command": "title" }));
+    let resp = s
+        .daemon
+        .request(json!({ "session": s.name, "tab": first, "command": "title" }));
     assert_eq!(resp["result"]["title"], "Page A", "{resp}");
     assert_eq!(s.ok("title", json!({}))["title"], "Page B");
 }
@@ -84,7 +96,10 @@ fn a_tab_closed_by_the_page_disappears_from_the_list() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     // A tab with one history entry may close itself.
-    let second = s.ok("tab_new", json!({}))["id"].as_str().unwrap_or_default().to_string();
+    let second = s.ok("tab_new", json!({}))["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     s.ok("eval", json!({ "script": "window.close()" }));
     // window.close() is asynchronous in the browser.
     let mut list = s.ok("tabs", json!({}));

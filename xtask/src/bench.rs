@@ -1,0 +1,102 @@
+//! `cargo xtask bench`: the foundation's performance targets, measured on a
+//! release build against the fixture web on loopback.
+//!
+//! - `eval 1` through the CLI with a warm daemon (process start included);
+//! - the daemon's idle RSS (browser excluded);
+//! - the first command on a cold machine: daemon start + browser launch + goto.
+
+use std::time::Duration;
+
+use super::rig::Rig;
+use super::setup;
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let runs: usize = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
+    setup::ensure_browser()?;
+    setup::step("building release binaries");
+    setup::cargo(&[
+        "build",
+        "--release",
+        "--package",
+        "webrig",
+        "--package",
+        "webrig-tests",
+        "--bins",
+    ])?;
+
+    // Cold start: a fresh home and port each time, so the daemon and the
+    // browser both start inside the measured command.
+    let mut cold = Vec::new();
+    for _ in 0..5 {
+        let rig = Rig::start("release")?;
+        let (_, took) = rig.run_ok(&["goto", &rig.url("index.html")])?;
+        cold.push(took);
+    }
+
+    let rig = Rig::start("release")?;
+    rig.run_ok(&["daemon", "stop"]).ok();
+    // Idle RSS: a daemon that has served a status call, with no session.
+    rig.run_ok(&["sessions"])?;
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, _) = rig.run_ok(&["--json", "daemon", "status"])?;
+    let idle_rss = serde_json::from_str::<serde_json::Value>(&status)
+        .ok()
+        .and_then(|v| v["result"]["rss_bytes"].as_u64());
+
+    rig.run_ok(&["goto", &rig.url("index.html")])?;
+    for _ in 0..20 {
+        rig.run_ok(&["eval", "1"])?;
+    }
+    let mut evals = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (_, took) = rig.run_ok(&["eval", "1"])?;
+        evals.push(took);
+    }
+    let (status, _) = rig.run_ok(&["--json", "daemon", "status"])?;
+    let busy_rss = serde_json::from_str::<serde_json::Value>(&status)
+        .ok()
+        .and_then(|v| v["result"]["rss_bytes"].as_u64());
+
+    println!("\n| measure | p50 | p99 / max | target |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| `webrig eval 1`, warm daemon, CLI process included ({runs} runs) | {} | {} | ≤ 2 ms |",
+        ms(pct(&mut evals, 50)),
+        ms(pct(&mut evals, 99))
+    );
+    println!(
+        "| first command cold: daemon start + browser launch + goto (5 runs) | {} | {} | ≤ 500 ms |",
+        ms(pct(&mut cold, 50)),
+        ms(pct(&mut cold, 100))
+    );
+    let mb = |b: Option<u64>| {
+        b.map(|b| format!("{:.1} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "n/a".into())
+    };
+    println!(
+        "| daemon RSS idle (no session) | {} | | ≤ 15 MB |",
+        mb(idle_rss)
+    );
+    println!(
+        "| daemon RSS with one session after the eval runs | {} | | |",
+        mb(busy_rss)
+    );
+    Ok(())
+}
+
+fn pct(samples: &mut [Duration], p: usize) -> Duration {
+    samples.sort();
+    let i = ((samples.len() * p).div_ceil(100))
+        .saturating_sub(1)
+        .min(samples.len() - 1);
+    samples[i]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}

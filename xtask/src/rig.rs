@@ -1,0 +1,94 @@
+//! A throwaway webrig setup for the demo and the benchmarks: the fixture web on
+//! loopback, and the `webrig` CLI pointed at a private home and port.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Rig {
+    bin: PathBuf,
+    home: PathBuf,
+    port: u16,
+    web: Child,
+    base: String,
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(9378)
+}
+
+impl Rig {
+    /// `profile` is `debug` or `release`; both binaries must be built.
+    pub fn start(profile: &str) -> Result<Rig, String> {
+        let dir = super::setup::target_dir().join(profile);
+        let mut web = Command::new(dir.join("fixture-web"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("starting fixture-web: {e}"))?;
+        let mut first = String::new();
+        let stdout = web.stdout.take().ok_or("fixture-web has no stdout")?;
+        BufReader::new(stdout)
+            .read_line(&mut first)
+            .map_err(|e| format!("reading fixture-web's URL: {e}"))?;
+        let base = first.trim().trim_end_matches('/').to_string();
+        let home = std::env::temp_dir().join(format!("webrig-xtask-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&home);
+        Ok(Rig {
+            bin: dir.join("webrig"),
+            home,
+            port: free_port(),
+            web,
+            base,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/{}", self.base, path.trim_start_matches('/'))
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        cmd.args(args)
+            .env("WEBRIG_HOME", &self.home)
+            .env("WEBRIG_PORT", self.port.to_string())
+            .env_remove("WEBRIG_SESSION");
+        cmd
+    }
+
+    /// Runs the CLI; returns its output and wall time.
+    pub fn run(&self, args: &[&str]) -> Result<(Output, Duration), String> {
+        let start = Instant::now();
+        let out = self
+            .command(args)
+            .output()
+            .map_err(|e| format!("running webrig: {e}"))?;
+        Ok((out, start.elapsed()))
+    }
+
+    /// Like [`run`], failing on a non-zero exit.
+    pub fn run_ok(&self, args: &[&str]) -> Result<(String, Duration), String> {
+        let (out, took) = self.run(args)?;
+        if !out.status.success() {
+            return Err(format!(
+                "webrig {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok((String::from_utf8_lossy(&out.stdout).into_owned(), took))
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        let _ = self.command(&["daemon", "stop"]).output();
+        let _ = self.web.kill();
+        let _ = self.web.wait();
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}

@@ -1,0 +1,116 @@
+//! Finding or installing what the tasks need, and running cargo.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn step(what: &str) {
+    eprintln!("==> {what}");
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    cargo_env(args, &[])
+}
+
+pub fn cargo_env(args: &[&str], env: &[(&str, &OsStr)]) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(args).current_dir(root());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let status = cmd.status().map_err(|e| format!("running cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed ({status})", args.join(" ")))
+    }
+}
+
+/// Same order as the daemon's own search (host/src/browser/launch.rs).
+const CANDIDATES: &[&str] = &[
+    "/usr/lib/chromium/chromium",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+];
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    if path.is_absolute() {
+        return path.is_file().then(|| path.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+fn find_browser() -> Option<PathBuf> {
+    if let Some(env) = std::env::var_os("WEBRIG_BROWSER").filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(env);
+        return path.is_file().then_some(path);
+    }
+    CANDIDATES.iter().find_map(|c| which(c))
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+/// A Chromium to test with: the one configured or on the machine, else one
+/// installed through apt-get (Debian/Ubuntu, as root).
+pub fn ensure_browser() -> Result<PathBuf, String> {
+    if let Some(found) = find_browser() {
+        step(&format!("browser: {}", found.display()));
+        return Ok(found);
+    }
+    if which("apt-get").is_some() && is_root() {
+        step("no Chromium found: installing Debian's chromium with apt-get");
+        let run = |args: &[&str]| -> Result<(), String> {
+            let status = Command::new("apt-get")
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status()
+                .map_err(|e| format!("running apt-get: {e}"))?;
+            if status.success() {
+                Ok(())
+            } else {
+                Err(format!("apt-get {} failed ({status})", args.join(" ")))
+            }
+        };
+        run(&["update", "-qq"])?;
+        run(&[
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            "chromium",
+        ])?;
+        if let Some(found) = find_browser() {
+            step(&format!("installed {}", found.display()));
+            return Ok(found);
+        }
+    }
+    Err("no Chromium or Chrome found and none could be installed: install Chromium \
+         (Debian/Ubuntu: apt-get install chromium) or set WEBRIG_BROWSER to a Chrome/Chromium binary"
+        .into())
+}

@@ -2,12 +2,16 @@
 //! capture. Written once against a CDP session, whatever carries it (a launched
 //! browser's WebSocket today, the extension relay later).
 
+pub mod actions;
 pub mod capture;
 pub mod cdp;
+pub mod frames;
+pub mod keys;
 pub mod launch;
 pub mod nav;
 pub mod read;
 pub mod session;
+pub mod snapshot;
 pub mod tab;
 
 pub use session::{SessionState, SharedSession};

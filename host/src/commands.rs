@@ -6,6 +6,7 @@
 //! API) and `schemars::JsonSchema` (docs, later MCP); field doc comments feed all
 //! three. This module must not know about sockets or terminals.
 
+mod actions;
 mod capture;
 mod context;
 mod daemon;
@@ -13,6 +14,7 @@ pub mod envelope;
 mod nav;
 mod read;
 mod session;
+mod snapshot;
 pub mod surface;
 mod tabs;
 
@@ -194,6 +196,20 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<read::Title>(),
         Entry::of::<read::Url>(),
         Entry::of::<read::Eval>(),
+        Entry::of::<snapshot::Snapshot>(),
+        Entry::of::<actions::Click>(),
+        Entry::of::<actions::Dblclick>(),
+        Entry::of::<actions::Hover>(),
+        Entry::of::<actions::Focus>(),
+        Entry::of::<actions::Type>(),
+        Entry::of::<actions::Fill>(),
+        Entry::of::<actions::Press>(),
+        Entry::of::<actions::Select>(),
+        Entry::of::<actions::Check>(),
+        Entry::of::<actions::Uncheck>(),
+        Entry::of::<actions::Scroll>(),
+        Entry::of::<actions::Drag>(),
+        Entry::of::<actions::Upload>(),
         Entry::of::<tabs::Tabs>(),
         Entry::of::<tabs::TabNew>(),
         Entry::of::<tabs::TabSelect>(),

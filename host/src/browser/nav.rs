@@ -83,7 +83,7 @@ pub fn normalize_url(raw: &str) -> Result<url::Url, ApiError> {
 }
 
 /// Tracks a main-frame navigation through its events until `until` is reached.
-struct NavWatch {
+pub(crate) struct NavWatch {
     frame: String,
     session: String,
     committed: Option<String>,
@@ -92,7 +92,7 @@ struct NavWatch {
 }
 
 impl NavWatch {
-    fn new(tab: &Tab) -> Self {
+    pub(crate) fn new(tab: &Tab) -> Self {
         NavWatch {
             frame: tab.main_frame().to_string(),
             session: tab.cdp().id().to_string(),
@@ -102,7 +102,12 @@ impl NavWatch {
         }
     }
 
-    fn observe(&mut self, event: &Event) {
+    /// True once a new document (or same-document navigation) committed.
+    pub(crate) fn committed(&self) -> bool {
+        self.committed.is_some() || self.same_document
+    }
+
+    pub(crate) fn observe(&mut self, event: &Event) {
         if event.session_id.as_deref() != Some(self.session.as_str()) {
             return;
         }
@@ -146,7 +151,7 @@ impl NavWatch {
     }
 
     /// Consumes events until done or the deadline passes.
-    async fn run(
+    pub(crate) async fn run(
         &mut self,
         events: &mut Receiver<Arc<Event>>,
         tab: &Tab,

@@ -1,58 +1,38 @@
 //! Reading from the page: text, HTML, form values, attributes, element boxes.
 //!
 //! Owns the small page-side functions and how their failures (no match, bad
-//! selector) become API errors. Targets are CSS selectors today; `@e` refs from a
-//! snapshot resolve through the same entry point once snapshots exist.
+//! selector, stale ref) become API errors. Targets are refs from a snapshot or
+//! CSS selectors, resolved in webrig's isolated world.
 
 use serde_json::{Value, json};
 
+use super::actions;
 use super::tab::Tab;
 use crate::error::ApiError;
 
-/// Runs `body` (a JS function body over `el` and `arg`) on the element matching
-/// `selector`, or on `document.documentElement` when `selector` is None.
-/// The function's return value must be JSON.
+/// Runs `body` (a JS function body over `el` and `arg`) on the target (a ref
+/// from a snapshot or a CSS selector), or on `document.documentElement` when
+/// `target` is None. The function's return value must be JSON.
 pub async fn on_element(
     tab: &Tab,
-    selector: Option<&str>,
+    target: Option<&str>,
     body: &str,
     arg: Value,
 ) -> Result<Value, ApiError> {
-    if let Some(sel) = selector
-        && sel.starts_with('@')
-    {
-        return Err(ApiError::not_found(format!("unknown ref {sel}"))
-            .with_hint("refs come from webrig snapshot; take one and use its @e refs"));
-    }
-    let script = format!(
-        "(() => {{
-            const sel = {sel};
-            let el;
-            if (sel === null) {{ el = document.documentElement; }}
-            else {{
-              try {{ el = document.querySelector(sel); }}
-              catch (e) {{ return {{ __webrig: 'invalid', message: String(e.message) }}; }}
-            }}
-            if (!el) return {{ __webrig: 'missing' }};
-            const arg = {arg};
-            return {{ ok: ((el, arg) => {{ {body} }})(el, arg) }};
-        }})()",
-        sel = serde_json::to_string(&selector).unwrap_or_else(|_| "null".into()),
-        arg = arg,
-    );
-    let v = tab.eval(&script).await?;
-    match v.get("__webrig").and_then(Value::as_str) {
-        Some("invalid") => Err(ApiError::invalid(format!(
-            "{:?} is not a valid CSS selector",
-            selector.unwrap_or_default()
-        ))),
-        Some(_) => Err(ApiError::not_found(format!(
-            "no element matches {:?}",
-            selector.unwrap_or_default()
-        ))
-        .with_hint("check the selector, or wait for it with webrig wait --selector")),
-        None => Ok(v.get("ok").cloned().unwrap_or(Value::Null)),
-    }
+    let Some(raw) = target else {
+        let script = format!("((el, arg) => {{ {body} }})(document.documentElement, {arg})");
+        return tab.eval(&script).await;
+    };
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let at = actions::locate(&frames, raw)?;
+    let v = actions::lib(
+        &mut frames,
+        &at,
+        &format!("run({}, (el, arg) => {{ {body} }}, {arg})", at.js()),
+    )
+    .await?;
+    Ok(v.get("ok").cloned().unwrap_or(Value::Null))
 }
 
 pub async fn text(tab: &Tab, selector: Option<&str>) -> Result<String, ApiError> {

@@ -4,7 +4,7 @@
 //! Owns the per-tab event watcher (lifecycle of the main frame) and the mapping of
 //! page exceptions to API errors. Navigation and reading build on it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{CdpError, Session as CdpSession};
+use super::frames::Frames;
 use crate::error::{ApiError, ErrorCode};
 
 /// What the tab's watcher knows of the main frame's current document.
@@ -36,6 +37,9 @@ struct TabInner {
     cdp: CdpSession,
     lifecycle: Arc<Mutex<Lifecycle>>,
     detached: Arc<AtomicBool>,
+    /// Out-of-process iframes: frame (target) id → child session id.
+    children: Arc<Mutex<HashMap<String, String>>>,
+    frames: tokio::sync::Mutex<Frames>,
 }
 
 impl Tab {
@@ -48,11 +52,13 @@ impl Tab {
     ) -> Result<Tab, ApiError> {
         let lifecycle = Arc::new(Mutex::new(Lifecycle::default()));
         let detached = Arc::new(AtomicBool::new(false));
+        let children = Arc::new(Mutex::new(HashMap::new()));
         spawn_watcher(
             &cdp,
             &target_id,
             Arc::downgrade(&lifecycle),
             detached.clone(),
+            children.clone(),
         );
         let metrics = async {
             match viewport {
@@ -66,14 +72,26 @@ impl Tab {
                 None => Ok(()),
             }
         };
-        let (page, events, metrics) = tokio::join!(
+        // Out-of-process iframes become child sessions on this connection.
+        let auto_attach = cdp.call(
+            "Target.setAutoAttach",
+            json!({
+                "autoAttach": true,
+                "waitForDebuggerOnStart": false,
+                "flatten": true,
+                "filter": [{ "type": "iframe", "exclude": false }],
+            }),
+        );
+        let (page, events, metrics, attach) = tokio::join!(
             cdp.call("Page.enable", json!({})),
             cdp.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
             metrics,
+            auto_attach,
         );
         page?;
         events?;
         metrics?;
+        attach?;
         Ok(Tab {
             inner: Arc::new(TabInner {
                 id,
@@ -81,8 +99,22 @@ impl Tab {
                 cdp,
                 lifecycle,
                 detached,
+                children,
+                frames: tokio::sync::Mutex::new(Frames::default()),
             }),
         })
+    }
+
+    /// The child session of an out-of-process frame, if it is one.
+    pub fn child_session(&self, frame_id: &str) -> Option<CdpSession> {
+        let children = self.inner.children.lock().ok()?;
+        let id = children.get(frame_id)?;
+        Some(CdpSession::new(self.inner.cdp.connection().clone(), id))
+    }
+
+    /// The tab's frames, refs and last snapshot (held for a whole command).
+    pub async fn frames(&self) -> tokio::sync::MutexGuard<'_, Frames> {
+        self.inner.frames.lock().await
     }
 
     /// True once the browser detached the tab (closed by the page or the user).
@@ -244,6 +276,7 @@ fn spawn_watcher(
     main_frame: &str,
     lifecycle: std::sync::Weak<Mutex<Lifecycle>>,
     detached: Arc<AtomicBool>,
+    children: Arc<Mutex<HashMap<String, String>>>,
 ) {
     let mut events = cdp.connection().subscribe();
     let session = cdp.id().to_string();
@@ -263,6 +296,26 @@ fn spawn_watcher(
             {
                 detached.store(true, Ordering::Relaxed);
                 break;
+            }
+            if event.session_id.as_deref() == Some(&session) {
+                let p = &event.params;
+                match event.method.as_str() {
+                    "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
+                        if let (Some(target), Some(child), Ok(mut map)) =
+                            (p["targetInfo"]["targetId"].as_str(), p["sessionId"].as_str(), children.lock())
+                        {
+                            map.insert(target.to_string(), child.to_string());
+                        }
+                        continue;
+                    }
+                    "Target.detachedFromTarget" => {
+                        if let (Some(child), Ok(mut map)) = (p["sessionId"].as_str(), children.lock()) {
+                            map.retain(|_, s| s != child);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
             }
             if event.session_id.as_deref() != Some(&session)
                 || event.method != "Page.lifecycleEvent"

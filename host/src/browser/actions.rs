@@ -1,0 +1,361 @@
+//! Acting on the page: resolving a target, checking actionability, trusted
+//! input, and settling before returning.
+//!
+//! Owns the rule that an action never hits the wrong element: a ref resolves
+//! only to the node it was handed out for (else `not_found`, take a new
+//! snapshot), and a click goes ahead only when the element is attached,
+//! visible, enabled, stable and the one under its click point; otherwise the
+//! error says why (`@e7 is covered by @e12 "Accept cookies"`). Input is real
+//! (`Input.dispatch*`), so pages see trusted events.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast::{Receiver, error::TryRecvError};
+use tokio::time::Instant;
+
+use super::cdp::Event;
+use super::frames::{Frames, Target, stale};
+use super::keys::{self, Combo, Key};
+use super::nav::{LoadState, NavWatch};
+use super::tab::Tab;
+use crate::error::{ApiError, ErrorCode};
+
+/// A target resolved to the frame that holds it.
+#[derive(Debug, Clone)]
+pub struct Located {
+    ordinal: u32,
+    js: String,
+    label: String,
+    selector: bool,
+}
+
+impl Located {
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The page library's spelling: a ref number or a selector string.
+    pub fn js(&self) -> &str {
+        &self.js
+    }
+}
+
+pub fn locate(frames: &Frames, raw: &str) -> Result<Located, ApiError> {
+    let target = Target::parse(raw)?;
+    let ordinal = frames.frame_of(&target)?;
+    let (js, selector) = match &target {
+        Target::Ref { number, .. } => (number.to_string(), false),
+        Target::Selector(s) => (serde_json::to_string(s).unwrap_or_default(), true),
+    };
+    Ok(Located {
+        ordinal,
+        js,
+        label: target.label(),
+        selector,
+    })
+}
+
+/// Runs `__webrig.lib.<call>` for a located target and maps the library's
+/// refusals ({stale}, {invalid}, {missing}) to API errors.
+pub async fn lib(frames: &mut Frames, at: &Located, call: &str) -> Result<Value, ApiError> {
+    let expr = format!("__webrig.lib.{call}");
+    let v = frames.eval(at.ordinal, &expr, at.selector, &at.label).await?;
+    if let Some(why) = v.get("stale").and_then(Value::as_str) {
+        let why = if why == "changed" {
+            "the element changed since the snapshot"
+        } else {
+            "the element is no longer in the page"
+        };
+        return Err(stale(&at.label, why));
+    }
+    if v.get("invalid").is_some() {
+        return Err(ApiError::invalid(format!("{} is not a valid CSS selector", at.label)));
+    }
+    if v.get("missing").is_some() {
+        return Err(ApiError::not_found(format!("no element matches {}", at.label))
+            .with_hint("take a snapshot and use its refs, or check the selector"));
+    }
+    Ok(v)
+}
+
+/// Where to click `at`, in the top frame's viewport, once it is actionable.
+pub async fn point(
+    frames: &mut Frames,
+    at: &Located,
+    enabled: bool,
+    hit: bool,
+    deadline: Instant,
+) -> Result<(f64, f64), ApiError> {
+    // Leave room to report why, rather than running into the deadline.
+    let wait = deadline
+        .saturating_duration_since(Instant::now())
+        .saturating_sub(Duration::from_millis(300));
+    let opts = json!({ "timeoutMs": wait.as_millis() as u64, "enabled": enabled, "hit": hit });
+    let v = lib(frames, at, &format!("actionable({}, {opts})", at.js)).await?;
+    if let Some(blocked) = v.get("blocked") {
+        let label = &at.label;
+        let (code, message, hint) = match blocked["code"].as_str().unwrap_or_default() {
+            "covered" => (
+                ErrorCode::Timeout,
+                format!("{label} is covered by {}", blocked["by"].as_str().unwrap_or("another element")),
+                "close or act on the covering element first",
+            ),
+            "disabled" => (ErrorCode::Timeout, format!("{label} is disabled"), "wait until it is enabled, or check the form"),
+            "hidden" => (ErrorCode::Timeout, format!("{label} is not visible"), "scroll, open its container, or wait for it"),
+            "moving" => (ErrorCode::Timeout, format!("{label} kept moving"), "wait for the animation to end"),
+            _ => (
+                ErrorCode::NotFound,
+                format!("no element matches {label}"),
+                "take a snapshot and use its refs, or check the selector",
+            ),
+        };
+        return Err(ApiError::new(code, message).with_hint(hint));
+    }
+    let (x, y) = (v["x"].as_f64().unwrap_or(0.0), v["y"].as_f64().unwrap_or(0.0));
+    let (ox, oy) = frames.offset(at.ordinal).await?;
+    Ok((x + ox, y + oy))
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Button {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+impl Button {
+    fn cdp(self) -> &'static str {
+        match self {
+            Button::Left => "left",
+            Button::Right => "right",
+            Button::Middle => "middle",
+        }
+    }
+}
+
+pub async fn mouse_move(tab: &Tab, x: f64, y: f64, modifiers: u32) -> Result<(), ApiError> {
+    tab.call(
+        "Input.dispatchMouseEvent",
+        json!({ "type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers }),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Presses and releases `button` `count` times at (x, y) (a double click is
+/// two presses with clickCount 1 then 2).
+pub async fn click_at(tab: &Tab, x: f64, y: f64, button: Button, count: u32, modifiers: u32) -> Result<(), ApiError> {
+    mouse_move(tab, x, y, modifiers).await?;
+    for n in 1..=count.max(1) {
+        for kind in ["mousePressed", "mouseReleased"] {
+            tab.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": button.cdp(), "clickCount": n, "modifiers": modifiers }),
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+pub async fn drag(tab: &Tab, from: (f64, f64), to: (f64, f64)) -> Result<(), ApiError> {
+    mouse_move(tab, from.0, from.1, 0).await?;
+    tab.call(
+        "Input.dispatchMouseEvent",
+        json!({ "type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "clickCount": 1 }),
+    )
+    .await?;
+    const STEPS: u32 = 8;
+    for i in 1..=STEPS {
+        let f = f64::from(i) / f64::from(STEPS);
+        let (x, y) = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
+        tab.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1 }),
+        )
+        .await?;
+    }
+    tab.call(
+        "Input.dispatchMouseEvent",
+        json!({ "type": "mouseReleased", "x": to.0, "y": to.1, "button": "left", "clickCount": 1 }),
+    )
+    .await?;
+    Ok(())
+}
+
+async fn key_event(tab: &Tab, kind: &str, key: &Key, modifiers: u32) -> Result<(), ApiError> {
+    let mut params = json!({
+        "type": kind,
+        "key": key.key,
+        "code": key.code,
+        "windowsVirtualKeyCode": key.key_code,
+        "nativeVirtualKeyCode": key.key_code,
+        "modifiers": modifiers,
+    });
+    if kind == "keyDown"
+        && let Some(text) = &key.text
+    {
+        params["text"] = json!(text);
+        params["unmodifiedText"] = json!(text);
+    } else if kind == "keyDown" {
+        params["type"] = json!("rawKeyDown");
+    }
+    tab.call("Input.dispatchKeyEvent", params).await?;
+    Ok(())
+}
+
+pub async fn press(tab: &Tab, combo: &Combo) -> Result<(), ApiError> {
+    let mut held = 0;
+    for m in &combo.held {
+        held |= modifier_bit(m);
+        key_event(tab, "keyDown", m, held).await?;
+    }
+    key_event(tab, "keyDown", &combo.key, combo.modifiers).await?;
+    key_event(tab, "keyUp", &combo.key, combo.modifiers).await?;
+    for m in combo.held.iter().rev() {
+        held &= !modifier_bit(m);
+        key_event(tab, "keyUp", m, held).await?;
+    }
+    Ok(())
+}
+
+fn modifier_bit(k: &Key) -> u32 {
+    match k.key.as_str() {
+        "Alt" => keys::ALT,
+        "Control" => keys::CONTROL,
+        "Meta" => keys::META,
+        "Shift" => keys::SHIFT,
+        _ => 0,
+    }
+}
+
+/// Types `text` key by key into whatever has focus.
+pub async fn type_text(tab: &Tab, text: &str) -> Result<(), ApiError> {
+    for c in text.chars() {
+        let key = if c == '\n' { keys::key("Enter")? } else { keys::char_key(c) };
+        key_event(tab, "keyDown", &key, 0).await?;
+        key_event(tab, "keyUp", &key, 0).await?;
+    }
+    Ok(())
+}
+
+pub async fn insert_text(tab: &Tab, text: &str) -> Result<(), ApiError> {
+    tab.call("Input.insertText", json!({ "text": text })).await?;
+    Ok(())
+}
+
+/// Files into an `<input type=file>`.
+pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Result<(), ApiError> {
+    let frame = frames
+        .frame(at.ordinal)
+        .cloned()
+        .ok_or_else(|| stale(&at.label, "its frame is gone"))?;
+    let check = lib(
+        frames,
+        at,
+        &format!(
+            "run({}, el => el.tagName === 'INPUT' && el.type === 'file' ? (el.multiple ? 2 : 1) : 0)",
+            at.js
+        ),
+    )
+    .await?;
+    match check["ok"].as_u64() {
+        Some(0) | None => {
+            return Err(ApiError::invalid(format!("{} is not a file input", at.label)));
+        }
+        Some(1) if files.len() > 1 => {
+            return Err(ApiError::invalid(format!("{} takes one file", at.label)));
+        }
+        _ => {}
+    }
+    let ctx = frames.ensure_world(at.ordinal).await?;
+    let reply = frame
+        .session
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": format!("__webrig.lib.node({})", at.js), "contextId": ctx, "objectGroup": "webrig-upload" }),
+        )
+        .await?;
+    let object = reply["result"]["objectId"]
+        .as_str()
+        .ok_or_else(|| stale(&at.label, "the element is no longer in the page"))?
+        .to_string();
+    let set = frame
+        .session
+        .call("DOM.setFileInputFiles", json!({ "files": files, "objectId": object }))
+        .await;
+    let _ = frame
+        .session
+        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-upload" }))
+        .await;
+    set?;
+    Ok(())
+}
+
+/// Watches what an action sets off, so the action can return once its
+/// effects are visible: a navigation it started has committed (and parsed),
+/// and the page has painted twice.
+pub struct Settle {
+    events: Receiver<Arc<Event>>,
+    watch: NavWatch,
+    session: String,
+    frame: String,
+}
+
+const SETTLE_FRAMES: &str =
+    "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
+
+impl Settle {
+    pub fn begin(tab: &Tab) -> Settle {
+        Settle {
+            events: tab.cdp().connection().subscribe(),
+            watch: NavWatch::new(tab),
+            session: tab.cdp().id().to_string(),
+            frame: tab.main_frame().to_string(),
+        }
+    }
+
+    /// Returns the new URL when the action navigated the tab.
+    pub async fn finish(mut self, tab: &Tab, deadline: Instant) -> Option<String> {
+        let _ = tokio::time::timeout(Duration::from_millis(300), tab.eval(SETTLE_FRAMES)).await;
+        let mut navigating = false;
+        loop {
+            match self.events.try_recv() {
+                Ok(event) => {
+                    if event.session_id.as_deref() == Some(self.session.as_str())
+                        && matches!(
+                            event.method.as_str(),
+                            "Page.frameRequestedNavigation" | "Page.frameStartedNavigating" | "Page.frameStartedLoading"
+                        )
+                        && event.params["frameId"] == self.frame.as_str()
+                    {
+                        navigating = true;
+                    }
+                    self.watch.observe(&event);
+                }
+                Err(TryRecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+        if !navigating && !self.watch.committed() {
+            return None;
+        }
+        // Bounded by the command's deadline; a slow page is reported as
+        // navigating rather than as a failed click.
+        let until = deadline.min(Instant::now() + Duration::from_secs(10));
+        if self
+            .watch
+            .run(&mut self.events, tab, LoadState::Domcontentloaded, until, "the navigation")
+            .await
+            .is_err()
+        {
+            return Some(String::new());
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(300), tab.eval(SETTLE_FRAMES)).await;
+        super::nav::current(tab).await.ok().map(|n| n.url)
+    }
+}

@@ -1,0 +1,274 @@
+//! The snapshot: a compact outline of the page built from an in-page walk, with
+//! `@e` refs on what an agent can act on, frames stitched in, and diffs
+//! against the tab's previous snapshot.
+//!
+//! Owns the options, the caps, stitching frames (same-origin, cross-origin
+//! in-process and out-of-process) and the diff. Roles, names and refs are
+//! computed by `snapshot/page.js` inside webrig's isolated world.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::frames::{Frames, Target, stale};
+use super::tab::Tab;
+use crate::error::ApiError;
+
+pub const MAX_NODES: usize = 4000;
+pub const MAX_CHARS: usize = 192_000;
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub interactive: bool,
+    pub scope: Option<Target>,
+    pub depth: Option<u32>,
+    pub max_chars: Option<usize>,
+    pub urls: bool,
+    pub diff: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Snapshot {
+    /// The outline (or, with `diff`, only the changed lines with +/- marks).
+    pub text: String,
+    pub url: String,
+    pub title: String,
+    /// Elements with a ref in this snapshot.
+    pub refs: usize,
+    pub lines: usize,
+    /// True when a cap cut the outline short.
+    pub truncated: bool,
+    /// True when `text` is a diff against the previous snapshot.
+    pub diff: bool,
+    pub took_ms: f64,
+}
+
+struct Budget {
+    nodes: usize,
+    chars: usize,
+}
+
+struct Walked {
+    lines: Vec<(usize, String)>,
+    title: String,
+    url: String,
+    truncated: bool,
+}
+
+pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
+    let start = Instant::now();
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let (root, scope) = match &opts.scope {
+        None => (0, None),
+        Some(Target::Selector(s)) => {
+            return Err(ApiError::invalid(format!(
+                "--scope takes a ref from a snapshot, not {s:?}"
+            )));
+        }
+        Some(t @ Target::Ref { number, .. }) => (frames.frame_of(t)?, Some((*number, t.label()))),
+    };
+    let max_chars = opts.max_chars.unwrap_or(MAX_CHARS).min(MAX_CHARS);
+    let mut budget = Budget {
+        nodes: MAX_NODES,
+        chars: max_chars,
+    };
+    let walked = walk(tab, &mut frames, root, scope, opts, &mut budget).await?;
+
+    // Enforce the caps once more over the stitched result.
+    let mut truncated = walked.truncated;
+    let mut lines: Vec<String> = Vec::with_capacity(walked.lines.len());
+    let mut chars = 0;
+    for (depth, text) in walked.lines {
+        let line = format!("{}{}", " ".repeat(depth + 1), text);
+        if lines.len() >= MAX_NODES || chars + line.len() + 1 > max_chars {
+            truncated = true;
+            break;
+        }
+        chars += line.len() + 1;
+        lines.push(line);
+    }
+    let refs = lines.iter().filter(|l| l.trim_start().starts_with('@')).count();
+    let header = format!("page {:?} {}", walked.title, walked.url);
+    let previous = frames.last_snapshot.replace(lines.clone());
+    let text = if opts.diff {
+        diff(previous.as_deref().unwrap_or_default(), &lines)
+    } else {
+        let mut text = header;
+        for line in &lines {
+            text.push('\n');
+            text.push_str(line);
+        }
+        if truncated {
+            text.push_str("\n(truncated: narrow it with --scope @eN, --depth N or --interactive)");
+        }
+        text
+    };
+    Ok(Snapshot {
+        text,
+        url: walked.url,
+        title: walked.title,
+        refs,
+        lines: lines.len(),
+        truncated,
+        diff: opts.diff,
+        took_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+type WalkFuture<'a> = Pin<Box<dyn Future<Output = Result<Walked, ApiError>> + Send + 'a>>;
+
+/// Walks one frame, then the frames it holds, splicing their lines in.
+fn walk<'a>(
+    tab: &'a Tab,
+    frames: &'a mut Frames,
+    ordinal: u32,
+    scope: Option<(u64, String)>,
+    opts: &'a Options,
+    budget: &'a mut Budget,
+) -> WalkFuture<'a> {
+    Box::pin(async move {
+        let first = frames.next_ref();
+        let prefix = if ordinal == 0 { String::new() } else { format!("f{ordinal}") };
+        let args = json!({
+            "prefix": prefix,
+            "nextRef": first,
+            "interactive": opts.interactive,
+            "depth": opts.depth,
+            "maxNodes": budget.nodes,
+            "maxChars": budget.chars,
+            "urls": opts.urls,
+            "scope": scope.as_ref().map(|(n, _)| n),
+        });
+        let v = frames
+            .eval(ordinal, &format!("__webrig.lib.snapshot({args})"), true, "snapshot")
+            .await?;
+        if v.get("error").is_some() {
+            let label = scope.map(|(_, l)| l).unwrap_or_default();
+            return Err(stale(&label, "the element is gone or changed"));
+        }
+        let next = v["nextRef"].as_u64().unwrap_or(first);
+        frames.record_refs(ordinal, first, next);
+        frames.set_next_ref(next);
+
+        let mut out = Walked {
+            lines: Vec::new(),
+            title: v["title"].as_str().unwrap_or_default().to_string(),
+            url: v["url"].as_str().unwrap_or_default().to_string(),
+            truncated: v["truncated"].as_bool().unwrap_or(false),
+        };
+        for entry in v["lines"].as_array().into_iter().flatten() {
+            let depth = entry[0].as_u64().unwrap_or(0) as usize;
+            if let Some(text) = entry[1].as_str() {
+                budget.nodes = budget.nodes.saturating_sub(1);
+                budget.chars = budget.chars.saturating_sub(depth + text.len() + 1);
+                out.lines.push((depth, text.to_string()));
+                continue;
+            }
+            let Some(index) = entry[2].as_u64() else { continue };
+            if budget.nodes == 0 || budget.chars == 0 {
+                out.truncated = true;
+                continue;
+            }
+            // A frame that cannot be walked (still loading, gone, about:blank
+            // without a document) is left out rather than failing the page.
+            match child_frame(tab, frames, ordinal, index).await {
+                Ok(child) => {
+                    if let Ok(inner) = walk(tab, frames, child, None, opts, budget).await {
+                        out.truncated |= inner.truncated;
+                        out.lines
+                            .extend(inner.lines.into_iter().map(|(d, t)| (d + depth, t)));
+                    }
+                }
+                Err(e) => tracing::debug!(error = %e, "skipping a frame"),
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Finds the frame behind the `index`-th iframe the last walk of `parent` met.
+async fn child_frame(tab: &Tab, frames: &mut Frames, parent: u32, index: u64) -> Result<u32, ApiError> {
+    let holder = frames
+        .frame(parent)
+        .cloned()
+        .ok_or_else(|| ApiError::internal("unknown parent frame"))?;
+    let ctx = frames.ensure_world(parent).await?;
+    let reply = holder
+        .session
+        .call(
+            "Runtime.evaluate",
+            json!({
+                "expression": format!("__webrig.pending[{index}]"),
+                "contextId": ctx,
+                "objectGroup": "webrig-frames",
+            }),
+        )
+        .await?;
+    let object = reply["result"]["objectId"]
+        .as_str()
+        .ok_or_else(|| ApiError::internal("the iframe element is gone"))?
+        .to_string();
+    let described = holder
+        .session
+        .call("DOM.describeNode", json!({ "objectId": object }))
+        .await;
+    let _ = holder
+        .session
+        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-frames" }))
+        .await;
+    let node = &described?["node"];
+    let frame_id = node["frameId"]
+        .as_str()
+        .ok_or_else(|| ApiError::internal("the iframe has no frame"))?
+        .to_string();
+    let backend = node["backendNodeId"].as_i64().unwrap_or(0);
+    let session = tab
+        .child_session(&frame_id)
+        .unwrap_or_else(|| holder.session.clone());
+    Ok(frames.child(session, &frame_id, (parent, backend)).ordinal)
+}
+
+/// Only what changed, `+ ` for new lines and `- ` for gone ones.
+pub fn diff(before: &[String], after: &[String]) -> String {
+    let before: Vec<&str> = before.iter().map(String::as_str).collect();
+    let after: Vec<&str> = after.iter().map(String::as_str).collect();
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &before, &after);
+    let mut out = String::new();
+    for op in ops {
+        for change in op.iter_changes(&before, &after) {
+            let mark = match change.tag() {
+                similar::ChangeTag::Equal => continue,
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+            };
+            out.push(mark);
+            out.push_str(change.value());
+            out.push('\n');
+        }
+    }
+    if out.is_empty() {
+        "(no changes)".to_string()
+    } else {
+        out.pop();
+        out
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_shows_only_changed_lines() {
+        let a: Vec<String> = [" heading \"A\" h1", " @e1 button \"Go\"", " text: x"].map(String::from).to_vec();
+        let b: Vec<String> = [" heading \"A\" h1", " @e2 button \"Went\"", " text: x"].map(String::from).to_vec();
+        assert_eq!(diff(&a, &b), "- @e1 button \"Go\"\n+ @e2 button \"Went\"");
+        assert_eq!(diff(&a, &a), "(no changes)");
+    }
+}

@@ -1,0 +1,558 @@
+// webrig's page library. Installed once per document into webrig's isolated
+// world (page scripts cannot see or tamper with it) as globalThis.__webrig.
+// It computes roles, accessible names and states itself (a DOM walk is ~100x
+// cheaper than Accessibility.getFullAXTree), keeps the ref <-> node maps, and
+// checks actionability. Everything it returns is plain JSON.
+(() => {
+  if (globalThis.__webrig && globalThis.__webrig.lib) return;
+  const W = (globalThis.__webrig = {
+    refOf: new WeakMap(), // Element -> {ref, sig}
+    byRef: new Map(), // ref number -> {el: WeakRef, sig}
+    frames: new Map(), // frame ordinal -> WeakRef(iframe element)
+    pending: [], // iframe elements met by the last walk, in order
+  });
+
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'BASE', 'PARAM', 'SOURCE', 'TRACK']);
+  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'checkbox', 'radio', 'switch', 'treeitem', 'tooltip', 'cell', 'columnheader', 'rowheader', 'clickable', 'summary']);
+  const INTERACTIVE = new Set(['link', 'button', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox',
+    'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'clickable']);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+  const LANDMARK_TAGS = { NAV: 'navigation', MAIN: 'main', ASIDE: 'complementary', ARTICLE: 'article', DIALOG: 'dialog',
+    UL: 'list', OL: 'list', MENU: 'list', LI: 'listitem', TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TFOOT: 'rowgroup',
+    TR: 'row', TD: 'cell', P: 'paragraph', BLOCKQUOTE: 'blockquote', FIELDSET: 'group', PROGRESS: 'progressbar', METER: 'meter',
+    TEXTAREA: 'textbox', OPTION: 'option', DL: 'list', DT: 'term', DD: 'definition', FIGURE: 'figure', HR: 'separator',
+    OUTPUT: 'status', CODE: 'code', PRE: 'code', CAPTION: 'caption', LEGEND: 'legend', SUMMARY: 'summary', IFRAME: 'iframe', FRAME: 'iframe' };
+
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+
+  function implicitRole(el) {
+    const tag = el.tagName;
+    switch (tag) {
+      case 'A': case 'AREA': return el.hasAttribute('href') ? 'link' : null;
+      case 'BUTTON': return 'button';
+      case 'INPUT': {
+        const t = (el.getAttribute('type') || 'text').toLowerCase();
+        if (t === 'hidden') return 'hidden';
+        if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+        if (t === 'checkbox') return 'checkbox';
+        if (t === 'radio') return 'radio';
+        if (t === 'range') return 'slider';
+        if (t === 'number') return 'spinbutton';
+        if (t === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+        if (t === 'file') return 'button';
+        if (['color', 'date', 'datetime-local', 'month', 'time', 'week'].includes(t)) return 'textbox';
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+      }
+      case 'SELECT': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
+      case 'IMG': return el.getAttribute('alt') === '' ? null : 'img';
+      case 'SVG': case 'svg': return el.getAttribute('aria-label') || el.querySelector(':scope > title') ? 'img' : null;
+      case 'HEADER': return el.closest('article,aside,main,nav,section') ? null : 'banner';
+      case 'FOOTER': return el.closest('article,aside,main,nav,section') ? null : 'contentinfo';
+      case 'SECTION': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+      case 'FORM': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('name') ? 'form' : null;
+      case 'TH': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+      case 'DETAILS': return 'group';
+      default: return LANDMARK_TAGS[tag] || null;
+    }
+  }
+
+  function roleOf(el) {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit && explicit !== 'presentation' && explicit !== 'none' && explicit !== 'generic') return explicit;
+    if (explicit === 'presentation' || explicit === 'none') return null;
+    let role = implicitRole(el);
+    if (!role && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
+    return role;
+  }
+
+  // Visible text of a subtree, for names from content.
+  function textOf(node, depth = 0) {
+    if (depth > 20) return '';
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1) return '';
+    const el = node;
+    if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return '';
+    if (el.tagName === 'IMG') return el.getAttribute('alt') || '';
+    if (el.tagName === 'INPUT') return el.type === 'submit' || el.type === 'button' ? el.value : '';
+    const style = el.ownerDocument.defaultView.getComputedStyle(el);
+    if (style.display === 'none') return '';
+    const aria = el.getAttribute('aria-label');
+    if (aria && depth > 0) return aria;
+    let out = '';
+    const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.tagName === 'SLOT' ? slotted(el) : el.childNodes;
+    for (const k of kids) {
+      const t = textOf(k, depth + 1);
+      if (!t) continue;
+      const block = k.nodeType === 1 && !String(el.ownerDocument.defaultView.getComputedStyle(k).display).startsWith('inline');
+      out += block ? ' ' + t + ' ' : t;
+    }
+    return style.visibility === 'visible' || depth === 0 ? out : '';
+  }
+
+  function slotted(slot) {
+    const nodes = slot.assignedNodes({ flatten: true });
+    return nodes.length ? nodes : slot.childNodes;
+  }
+
+  function byIds(el, attr) {
+    const ids = (el.getAttribute(attr) || '').trim().split(/\s+/).filter(Boolean);
+    const root = el.getRootNode();
+    return ids.map((id) => (root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id))).filter(Boolean);
+  }
+
+  function nameOf(el, role) {
+    const labelled = byIds(el, 'aria-labelledby');
+    if (labelled.length) return norm(labelled.map((n) => textOf(n, 1)).join(' '));
+    const aria = el.getAttribute('aria-label');
+    if (aria && aria.trim()) return norm(aria);
+    const tag = el.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'METER' || tag === 'PROGRESS' || tag === 'OUTPUT') {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (tag === 'INPUT' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''));
+      if (tag === 'INPUT' && type === 'image') return norm(el.alt || el.value || 'Submit');
+      const labels = el.labels ? [...el.labels] : [];
+      if (labels.length) return norm(labels.map((l) => labelText(l, el)).join(' '));
+      const ph = el.getAttribute('placeholder');
+      if (ph) return norm(ph);
+    }
+    if (tag === 'IMG' || tag === 'AREA') return norm(el.getAttribute('alt') || el.getAttribute('title') || '');
+    if (tag === 'FIELDSET') { const lg = el.querySelector(':scope > legend'); if (lg) return norm(textOf(lg)); }
+    if (tag === 'TABLE') { const c = el.querySelector(':scope > caption'); if (c) return norm(textOf(c)); }
+    if (tag === 'FIGURE') { const c = el.querySelector(':scope > figcaption'); if (c) return norm(textOf(c)); }
+    if (tag === 'IFRAME' || tag === 'FRAME') return norm(el.getAttribute('title') || el.getAttribute('name') || '');
+    if (tag === 'svg' || tag === 'SVG') { const t = el.querySelector(':scope > title'); if (t) return norm(t.textContent); }
+    if (role && NAME_FROM_CONTENT.has(role)) {
+      const t = norm(textOf(el));
+      if (t) return t;
+    }
+    return norm(el.getAttribute('title') || '');
+  }
+
+  // A label's text without the control it wraps.
+  function labelText(label, control) {
+    let out = '';
+    for (const k of label.childNodes) {
+      if (k === control || (k.nodeType === 1 && k.contains(control))) {
+        if (k !== control) out += ' ' + textOfExcept(k, control);
+        continue;
+      }
+      out += ' ' + textOf(k, 1);
+    }
+    return out;
+  }
+  function textOfExcept(node, except) {
+    if (node === except) return '';
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1) return '';
+    let out = '';
+    for (const k of node.childNodes) out += textOfExcept(k, except);
+    return out;
+  }
+
+  function isDisabled(el) {
+    if (el.getAttribute('aria-disabled') === 'true') return true;
+    if ('disabled' in el && el.disabled) return true;
+    const fs = el.closest && el.closest('fieldset[disabled]');
+    if (fs) { const first = fs.querySelector(':scope > legend'); return !(first && first.contains(el)); }
+    return false;
+  }
+
+  function states(el, role) {
+    const parts = [];
+    const tag = el.tagName;
+    if (role === 'heading') {
+      const lvl = /^H([1-6])$/.exec(tag);
+      parts.push('h' + (el.getAttribute('aria-level') || (lvl ? lvl[1] : '2')));
+    }
+    if (VALUE_ROLES.has(role)) {
+      let v = null;
+      if (tag === 'SELECT') v = el.selectedOptions.length ? norm(el.selectedOptions[0].textContent) : '';
+      else if ('value' in el && tag !== 'BUTTON') v = el.type === 'password' ? '•'.repeat(Math.min(el.value.length, 8)) : el.value;
+      else if (el.isContentEditable) v = norm(el.innerText);
+      else if (el.getAttribute('aria-valuenow') !== null) v = el.getAttribute('aria-valuenow');
+      if (v) parts.push('value=' + JSON.stringify(clip(v, 80)));
+    }
+    if (el.required || el.getAttribute('aria-required') === 'true') parts.push('required');
+    if (el.readOnly && VALUE_ROLES.has(role)) parts.push('readonly');
+    const flags = [];
+    if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+      const aria = el.getAttribute('aria-checked');
+      if (tag === 'INPUT' && el.indeterminate) flags.push('checked=mixed');
+      else if (tag === 'INPUT' ? el.checked : aria === 'true') flags.push('checked');
+      else if (aria === 'mixed') flags.push('checked=mixed');
+    }
+    if (role === 'option' && (tag === 'OPTION' ? el.selected : el.getAttribute('aria-selected') === 'true')) flags.push('selected');
+    if (role === 'tab' && el.getAttribute('aria-selected') === 'true') flags.push('selected');
+    const pressed = el.getAttribute('aria-pressed');
+    if (pressed === 'true' || pressed === 'mixed') flags.push(pressed === 'true' ? 'pressed' : 'pressed=mixed');
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded !== null) flags.push('expanded=' + expanded);
+    else if (tag === 'SUMMARY' && el.parentElement && el.parentElement.tagName === 'DETAILS') flags.push('expanded=' + el.parentElement.open);
+    if (INTERACTIVE.has(role) && isDisabled(el)) flags.push('disabled');
+    if (flags.length) parts.push('[' + flags.join(', ') + ']');
+    return parts.join(' ');
+  }
+
+  function hasBox(el) {
+    const r = el.getClientRects();
+    for (const b of r) if (b.width > 0 || b.height > 0) return true;
+    return false;
+  }
+
+  // Gives `el` its ref: the same node keeps its number while its role and
+  // name stay the same; a changed node gets a new one.
+  function refFor(el, sig, st) {
+    const prev = W.refOf.get(el);
+    if (prev && prev.sig === sig && W.byRef.has(prev.ref)) return prev.ref;
+    if (prev) W.byRef.delete(prev.ref);
+    const ref = st.next++;
+    W.refOf.set(el, { ref, sig });
+    W.byRef.set(ref, { el: new WeakRef(el), sig });
+    return ref;
+  }
+
+  // Builds the item tree: {t:'el', role, name, info, ref, kids} | {t:'text', s, block} | {t:'frame', i, name}.
+  function visit(node, st, parentVisible, inLabel) {
+    if (st.stop) return [];
+    if (node.nodeType === 3) {
+      if (!parentVisible || inLabel) return [];
+      const s = node.data.replace(/\s+/g, ' ');
+      return s.trim() ? [{ t: 'text', s, block: false }] : [];
+    }
+    if (node.nodeType === 11) return visitKids(node.childNodes, st, parentVisible, inLabel);
+    if (node.nodeType !== 1) return [];
+    const el = node;
+    if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return [];
+    const view = el.ownerDocument.defaultView;
+    const style = view.getComputedStyle(el);
+    if (style.display === 'none') return [];
+    if (++st.visited > 200000) { st.stop = true; st.truncated = true; return []; }
+    const visible = style.visibility === 'visible' && style.contentVisibility !== 'hidden';
+    let role = roleOf(el);
+    if (role === 'hidden') return [];
+    if (role === 'iframe') {
+      if (!visible || !hasBox(el)) return [];
+      W.pending.push(el);
+      return [{ t: 'frame', i: W.pending.length - 1, name: nameOf(el, role) }];
+    }
+    if (!role && visible && style.cursor === 'pointer' && el.tagName !== 'LABEL') {
+      const p = el.parentElement;
+      const pc = p ? view.getComputedStyle(p).cursor : 'auto';
+      if (pc !== 'pointer' && hasBox(el)) role = 'clickable';
+    }
+    if (!role && el.tagName === 'SUMMARY') role = 'button';
+    if (!role && el.tabIndex >= 0 && el.hasAttribute('tabindex') && hasBox(el)) role = 'clickable';
+    const label = el.tagName === 'LABEL' && el.control ? true : inLabel;
+    let kids;
+    if (role === 'combobox' && el.tagName === 'SELECT') kids = [];
+    else if (role === 'textbox' || role === 'searchbox') kids = [];
+    else kids = visitKids(el.shadowRoot ? el.shadowRoot.childNodes : el.tagName === 'SLOT' ? slotted(el) : el.childNodes, st, visible, label);
+    const block = !String(style.display).startsWith('inline');
+    if (!role || !visible) {
+      if (block) for (const k of kids) if (k.t === 'text') k.block = true;
+      if (block && kids.length) { kids[0].brk = true; kids[kids.length - 1].brkAfter = true; }
+      return kids;
+    }
+    const name = nameOf(el, role);
+    const item = { t: 'el', role, name, info: states(el, role), ref: null, kids, block };
+    if (INTERACTIVE.has(role) && hasBox(el)) {
+      item.ref = refFor(el, role + '|' + name, st);
+      if (role === 'link' && st.urls && el.href) item.url = String(el.href);
+    }
+    if (NAME_FROM_CONTENT.has(role) && name) {
+      // Its text is its name: keep only nested things an agent can act on.
+      item.kids = flattenRefs(kids);
+    }
+    return [item];
+  }
+
+  function flattenRefs(items) {
+    const out = [];
+    for (const it of items) {
+      if (it.t === 'frame') out.push(it);
+      else if (it.t === 'el') { if (it.ref !== null) out.push(it); else out.push(...flattenRefs(it.kids)); }
+    }
+    return out;
+  }
+
+  function visitKids(list, st, parentVisible, inLabel) {
+    const out = [];
+    for (const k of list) { for (const it of visit(k, st, parentVisible, inLabel)) out.push(it); if (st.stop) break; }
+    return out;
+  }
+
+  // Item tree -> lines [depth, text] (frames as [depth, null, index]).
+  function emit(items, depth, st, lines) {
+    let run = '';
+    const flush = () => {
+      const s = norm(run);
+      run = '';
+      if (s && !st.interactive) push(lines, st, depth, 'text: ' + clip(s, st.textClip));
+    };
+    for (const it of items) {
+      if (st.full) return;
+      if (it.t === 'text') { run += (it.brk && run ? ' · ' : '') + it.s + (it.brkAfter ? ' · ' : ''); continue; }
+      flush();
+      if (it.t === 'frame') {
+        if (st.depth !== null && depth > st.depth) continue;
+        push(lines, st, depth, 'iframe' + (it.name ? ' ' + JSON.stringify(clip(it.name, 100)) : ''));
+        lines.push([depth + 1, null, it.i]);
+        continue;
+      }
+      const onlyText = it.kids.length > 0 && it.kids.every((k) => k.t === 'text');
+      let line = (it.ref !== null ? '@' + st.prefix + 'e' + it.ref + ' ' : '') + it.role;
+      if (it.name) line += ' ' + JSON.stringify(clip(it.name, 100));
+      if (it.info) line += ' ' + it.info;
+      if (it.url) line += ' → ' + it.url;
+      if (onlyText) {
+        const s = norm(it.kids.map((k) => (k.brk ? ' · ' : '') + k.s + (k.brkAfter ? ' · ' : '')).join('')).replace(/^· | ·$/g, '');
+        if (s && s !== it.name) line += ': ' + clip(s, st.textClip);
+      }
+      const show = st.interactive ? it.ref !== null : st.depth === null || depth <= st.depth;
+      if (show) push(lines, st, st.interactive ? 0 : depth, line);
+      if (!onlyText) emit(it.kids, st.interactive ? 0 : depth + (show ? 1 : 0), st, lines);
+    }
+    flush();
+  }
+
+  function push(lines, st, depth, text) {
+    if (st.full) return;
+    const cost = depth + text.length + 1;
+    if (lines.length >= st.maxNodes || st.chars + cost > st.maxChars) { st.full = true; st.truncated = true; return; }
+    st.chars += cost;
+    lines.push([depth, text]);
+  }
+
+  function resolve(ref) {
+    const entry = W.byRef.get(ref);
+    const el = entry && entry.el.deref();
+    if (!el || !el.isConnected) return { stale: 'gone' };
+    const role = roleOf(el) || 'clickable';
+    const sig = (role === 'clickable' ? 'clickable' : role) + '|' + nameOf(el, role);
+    if (sig !== entry.sig && !entry.sig.startsWith('clickable|')) return { stale: 'changed' };
+    return { el };
+  }
+
+  function describe(el) {
+    const r = W.refOf.get(el);
+    const role = roleOf(el) || el.tagName.toLowerCase();
+    const name = nameOf(el, role);
+    return (r && W.byRef.has(r.ref) ? '@' + W.prefix + 'e' + r.ref + ' ' : '') + role + (name ? ' ' + JSON.stringify(clip(name, 60)) : '');
+  }
+
+  function contains(a, b) {
+    for (let n = b; n; n = n.parentNode || n.host) if (n === a) return true;
+    return false;
+  }
+  function deepHit(doc, x, y) {
+    let h = doc.elementFromPoint(x, y);
+    while (h && h.shadowRoot) {
+      const inner = h.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === h) break;
+      h = inner;
+    }
+    return h;
+  }
+  // The nearest thing an agent would recognize: a ref'd element, a role, a tag.
+  function describeHit(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.getRootNode() && n.getRootNode().host)) {
+      const r = W.refOf.get(n);
+      if (r && W.byRef.has(r.ref)) return describe(n);
+    }
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const role = roleOf(n);
+      if (role && role !== 'paragraph') return describe(n);
+    }
+    return describe(el);
+  }
+  function pointIn(el) {
+    for (const b of el.getClientRects()) {
+      if (b.width > 0 && b.height > 0) {
+        const x = Math.min(Math.max(b.left + b.width / 2, 0), innerWidth - 1);
+        const y = Math.min(Math.max(b.top + b.height / 2, 0), innerHeight - 1);
+        return { x, y };
+      }
+    }
+    return null;
+  }
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  W.lib = {
+    // Waits (up to timeoutMs) until the target is attached, visible, enabled
+    // (o.enabled), stable and, with o.hit, the element at its click point.
+    async actionable(target, o) {
+      const until = performance.now() + o.timeoutMs;
+      let last = { code: 'missing' };
+      for (;;) {
+        const r = this.element(target);
+        if (r.stale) return { stale: r.stale };
+        if (r.invalid) return { invalid: r.invalid };
+        if (r.el) {
+          const el = r.el;
+          let aim = el;
+          const box = el.getBoundingClientRect();
+          if ((box.width < 2 || box.height < 2 || !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) && el.labels && el.labels.length) {
+            aim = [...el.labels].find((l) => hasBox(l) && l.checkVisibility({ visibilityProperty: true })) || el;
+          }
+          if (!hasBox(aim) || !aim.checkVisibility({ visibilityProperty: true })) last = { code: 'hidden' };
+          else if (o.enabled && isDisabled(el)) last = { code: 'disabled' };
+          else {
+            const rect = aim.getBoundingClientRect();
+            if (rect.top < 0 || rect.left < 0 || rect.bottom > innerHeight || rect.right > innerWidth) {
+              aim.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+            }
+            const a = aim.getBoundingClientRect();
+            await frame();
+            const b = aim.getBoundingClientRect();
+            if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) last = { code: 'moving' };
+            else {
+              const p = pointIn(aim);
+              if (!p) last = { code: 'hidden' };
+              else if (!o.hit) return p;
+              else {
+                const hit = deepHit(aim.ownerDocument, p.x, p.y);
+                if (!hit || contains(aim, hit) || contains(el, hit) || (hit.control && hit.control === el)) return p;
+                last = { code: 'covered', by: describeHit(hit) };
+              }
+            }
+          }
+        } else {
+          last = { code: 'missing' };
+        }
+        if (performance.now() >= until) return { blocked: last };
+        await sleep(25);
+      }
+    },
+    // Runs fn(el, arg) on the target; returns {ok} or why not.
+    run(target, fn, arg) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      return { ok: fn(r.el, arg) };
+    },
+    checked(target) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      const el = r.el;
+      if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return { ok: el.checked };
+      const aria = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+      if (aria === null) return { notCheckable: true };
+      return { ok: aria === 'true' };
+    },
+    select(target, wanted) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      const el = r.el;
+      if (el.tagName !== 'SELECT') return { notSelect: true };
+      const opts = [...el.options];
+      const picked = [];
+      for (const w of wanted) {
+        const o = opts.find((o) => o.value === w) || opts.find((o) => norm(o.textContent) === norm(w)) || opts.find((o) => norm(o.label) === norm(w));
+        if (!o) return { noOption: w, options: opts.map((o) => norm(o.textContent) + (o.value !== norm(o.textContent) ? ' (' + o.value + ')' : '')) };
+        picked.push(o);
+      }
+      if (picked.length > 1 && !el.multiple) return { notMultiple: true };
+      if (el.disabled) return { disabled: true };
+      for (const o of opts) o.selected = picked.includes(o);
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { ok: picked.map((o) => o.value) };
+    },
+    // Focuses a field and selects its content, so typed text replaces it.
+    prepareFill(target) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      const el = r.el;
+      if (isDisabled(el)) return { disabled: true };
+      const tag = el.tagName;
+      const textual = tag === 'TEXTAREA' || (tag === 'INPUT' && !['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color', 'hidden'].includes(el.type));
+      if (!textual && !el.isContentEditable) return { notFillable: (roleOf(el) || tag.toLowerCase()) };
+      if (el.readOnly) return { readonly: true };
+      el.focus();
+      if (el.isContentEditable) {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const sel = getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+      } else if (typeof el.select === 'function') el.select();
+      return { ok: true, editable: el.isContentEditable };
+    },
+    // Clears a field the way a user would see it (setter + input/change).
+    clear(target) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      const el = r.el;
+      if (el.isContentEditable) el.textContent = '';
+      else {
+        const proto = Object.getPrototypeOf(el);
+        const setter = Object.getOwnPropertyDescriptor(proto, 'value');
+        if (setter && setter.set) setter.set.call(el, ''); else el.value = '';
+      }
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { ok: true };
+    },
+    changed(target) {
+      const r = this.element(target);
+      if (!r.el) return r;
+      r.el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { ok: r.el.isContentEditable ? r.el.innerText : r.el.value };
+    },
+    scroll(target, dx, dy) {
+      if (target === null) { scrollBy(dx, dy); return { ok: [scrollX, scrollY] }; }
+      const r = this.element(target);
+      if (!r.el) return r;
+      if (dx === 0 && dy === 0) { r.el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); return { ok: null }; }
+      r.el.scrollBy(dx, dy);
+      return { ok: [r.el.scrollLeft, r.el.scrollTop] };
+    },
+    // The element as an object (for CDP calls that need a node).
+    node(target) {
+      const r = this.element(target);
+      return r.el || null;
+    },
+    snapshot(opts) {
+      W.pending = [];
+      W.prefix = opts.prefix;
+      const st = { next: opts.nextRef, prefix: opts.prefix, interactive: !!opts.interactive, depth: opts.depth ?? null,
+        maxNodes: opts.maxNodes, maxChars: opts.maxChars, urls: !!opts.urls, textClip: opts.textClip || 200,
+        chars: 0, visited: 0, truncated: false, stop: false, full: false };
+      let root = document.body || document.documentElement;
+      if (opts.scope !== null && opts.scope !== undefined) {
+        const r = resolve(opts.scope);
+        if (!r.el) return { error: 'stale' };
+        root = r.el;
+      }
+      const items = root === document.body || root === document.documentElement ? visitKids(root.childNodes, st, true, false) : visit(root, st, true, false);
+      const lines = [];
+      emit(items, 0, st, lines);
+      return { lines, nextRef: st.next, truncated: st.truncated, frames: W.pending.length,
+        title: document.title, url: location.href };
+    },
+    // The iframe element met by the last walk, kept under a frame ordinal for later offset lookups.
+    frame(i, ordinal) { const el = W.pending[i]; if (el) W.frames.set(ordinal, new WeakRef(el)); return el || null; },
+    // Where a child frame's viewport starts, in this frame's viewport.
+    frameOffset(ordinal) {
+      const el = W.frames.get(ordinal) && W.frames.get(ordinal).deref();
+      if (!el || !el.isConnected) return null;
+      const r = el.getBoundingClientRect();
+      const s = getComputedStyle(el);
+      return [r.left + el.clientLeft + parseFloat(s.paddingLeft), r.top + el.clientTop + parseFloat(s.paddingTop)];
+    },
+    resolve,
+    describe,
+    element(target) {
+      if (typeof target === 'number') {
+        const r = resolve(target);
+        return r.el ? { el: r.el } : r;
+      }
+      let el;
+      try { el = document.querySelector(target); } catch (e) { return { invalid: String(e.message) }; }
+      return el ? { el } : { missing: true };
+    },
+  };
+})();

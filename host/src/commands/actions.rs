@@ -1,0 +1,615 @@
+//! Action commands: click, dblclick, hover, focus, type, fill, press, select,
+//! check, uncheck, scroll, drag, upload. Each resolves its target (ref or CSS
+//! selector), checks actionability, acts with trusted input and settles.
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::{Command, Cx, Scope};
+use crate::browser::actions::{self as act, Button, Settle};
+use crate::browser::keys;
+use crate::browser::snapshot::{self, Options};
+use crate::browser::Tab;
+use crate::error::ApiError;
+
+/// What to return after the action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum After {
+    /// Only the lines that changed since the tab's previous snapshot.
+    Diff,
+    /// A whole new snapshot.
+    Full,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Acted {
+    pub action: String,
+    pub target: Option<String>,
+    /// The URL the action navigated to ("" while it is still loading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigated: Option<String>,
+    /// What the action read back (a field's value, selected options, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// With --snapshot-after: the snapshot or diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+}
+
+fn human(out: &Acted) -> String {
+    let mut s = match &out.target {
+        Some(t) => format!("{} {t}", out.action),
+        None => out.action.clone(),
+    };
+    if let Some(v) = &out.value {
+        s.push_str(&format!(" → {v}"));
+    }
+    if let Some(url) = &out.navigated {
+        s.push_str(&format!("\nnavigated to {}", if url.is_empty() { "(still loading)" } else { url }));
+    }
+    if let Some(snap) = &out.snapshot {
+        s.push('\n');
+        s.push_str(snap);
+    }
+    s
+}
+
+/// Runs `body` between a settle watch and the optional snapshot.
+async fn perform<F, Fut>(
+    cx: &mut Cx,
+    action: &str,
+    target: Option<&str>,
+    after: Option<After>,
+    body: F,
+) -> Result<Acted, ApiError>
+where
+    F: FnOnce(Tab, Instant) -> Fut,
+    Fut: Future<Output = Result<Option<Value>, ApiError>>,
+{
+    let tab = cx.tab().await?;
+    let deadline = cx.deadline();
+    let settle = Settle::begin(&tab);
+    let value = body(tab.clone(), deadline).await?;
+    let navigated = settle.finish(&tab, deadline).await;
+    let snapshot = match after {
+        None => None,
+        Some(kind) => {
+            let opts = Options {
+                diff: kind == After::Diff,
+                ..Options::default()
+            };
+            Some(snapshot::snapshot(&tab, &opts).await?.text)
+        }
+    };
+    Ok(Acted {
+        action: action.to_string(),
+        target: target.map(str::to_string),
+        navigated,
+        value,
+        snapshot,
+    })
+}
+
+fn modifiers(list: &[String]) -> Result<u32, ApiError> {
+    let mut bits = 0;
+    for m in list {
+        bits |= match m.to_ascii_lowercase().as_str() {
+            "alt" | "option" => keys::ALT,
+            "control" | "ctrl" => keys::CONTROL,
+            "meta" | "cmd" | "command" => keys::META,
+            "shift" => keys::SHIFT,
+            other => return Err(ApiError::invalid(format!("{other:?} is not a modifier (Alt, Control, Meta, Shift)"))),
+        };
+    }
+    Ok(bits)
+}
+
+async fn click_target(
+    tab: &Tab,
+    target: &str,
+    button: Button,
+    count: u32,
+    mods: u32,
+    deadline: Instant,
+) -> Result<(), ApiError> {
+    let (x, y) = {
+        let mut frames = tab.frames().await;
+        frames.main(tab);
+        let at = act::locate(&frames, target)?;
+        act::point(&mut frames, &at, true, true, deadline).await?
+    };
+    act::click_at(tab, x, y, button, count, mods).await
+}
+
+/// Click an element (a ref like @e5, or a CSS selector).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Click {
+    /// @eN ref from a snapshot, or a CSS selector.
+    pub target: String,
+    /// Mouse button (default left).
+    #[arg(long, value_enum)]
+    pub button: Option<Button>,
+    /// Number of clicks (2 = double click).
+    #[arg(long)]
+    pub count: Option<u32>,
+    /// Modifier keys held during the click: Alt, Control, Meta, Shift.
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default)]
+    pub modifiers: Vec<String>,
+    /// Return a snapshot (full) or only its changes (diff) after the click.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Click {
+    const NAME: &'static str = "click";
+    const ABOUT: &'static str = "Click an element once it is actionable";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let mods = modifiers(&self.modifiers)?;
+        let count = self.count.unwrap_or(1);
+        if !(1..=3).contains(&count) {
+            return Err(ApiError::invalid("--count must be 1, 2 or 3"));
+        }
+        let button = self.button.unwrap_or_default();
+        let target = self.target.clone();
+        perform(&mut cx, "clicked", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
+            click_target(&tab, &target, button, count, mods, deadline).await?;
+            Ok(None)
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// A target plus the optional snapshot, for actions that need nothing else.
+macro_rules! simple_action {
+    ($name:ident, $cli:literal, $about:literal, $doc:literal, $past:literal, |$tab:ident, $target:ident, $deadline:ident| $body:block) => {
+        #[doc = $doc]
+        #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// @eN ref from a snapshot, or a CSS selector.
+            pub target: String,
+            /// Return a snapshot (full) or only its changes (diff) afterwards.
+            #[arg(long, value_enum)]
+            pub snapshot_after: Option<After>,
+        }
+
+        impl Command for $name {
+            const NAME: &'static str = $cli;
+            const ABOUT: &'static str = $about;
+            const SCOPE: Scope = Scope::Session;
+            type Output = Acted;
+
+            async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+                let $target = self.target.clone();
+                perform(&mut cx, $past, Some(&self.target), self.snapshot_after, |$tab, $deadline| async move $body)
+                    .await
+            }
+
+            fn human(out: &Acted) -> String {
+                human(out)
+            }
+        }
+    };
+}
+
+simple_action!(Dblclick, "dblclick", "Double-click an element", "Double-click an element.", "double-clicked", |tab, target, deadline| {
+    click_target(&tab, &target, Button::Left, 2, 0, deadline).await?;
+    Ok(None)
+});
+
+simple_action!(Hover, "hover", "Move the mouse over an element", "Move the mouse over an element.", "hovered", |tab, target, deadline| {
+    let (x, y) = {
+        let mut frames = tab.frames().await;
+        frames.main(&tab);
+        let at = act::locate(&frames, &target)?;
+        act::point(&mut frames, &at, false, true, deadline).await?
+    };
+    act::mouse_move(&tab, x, y, 0).await?;
+    Ok(None)
+});
+
+simple_action!(Focus, "focus", "Focus an element", "Focus an element.", "focused", |tab, target, _deadline| {
+    let mut frames = tab.frames().await;
+    frames.main(&tab);
+    let at = act::locate(&frames, &target)?;
+    let v = act::lib(&mut frames, &at, &format!("run({}, el => {{ el.focus(); return el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement); }})", at.js())).await?;
+    if v["ok"] != true {
+        return Err(ApiError::invalid(format!("{} cannot take focus", at.label())));
+    }
+    Ok(None)
+});
+
+simple_action!(Check, "check", "Check a checkbox or radio (no-op when checked)", "Check a checkbox, radio or switch.", "checked", |tab, target, deadline| {
+    set_checked(&tab, &target, true, deadline).await
+});
+
+simple_action!(Uncheck, "uncheck", "Uncheck a checkbox (no-op when unchecked)", "Uncheck a checkbox or switch.", "unchecked", |tab, target, deadline| {
+    set_checked(&tab, &target, false, deadline).await
+});
+
+async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let at = act::locate(&frames, target)?;
+    let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
+    if v.get("notCheckable").is_some() {
+        return Err(ApiError::invalid(format!("{} is not a checkbox, radio or switch", at.label())));
+    }
+    Ok(v["ok"] == true)
+}
+
+async fn set_checked(tab: &Tab, target: &str, want: bool, deadline: Instant) -> Result<Option<Value>, ApiError> {
+    if checked_state(tab, target).await? == want {
+        return Ok(Some(json!(want)));
+    }
+    click_target(tab, target, Button::Left, 1, 0, deadline).await?;
+    let now = checked_state(tab, target).await?;
+    if now != want {
+        return Err(ApiError::invalid(format!(
+            "clicking {target} did not {} it (a radio cannot be unchecked by clicking)",
+            if want { "check" } else { "uncheck" }
+        )));
+    }
+    Ok(Some(json!(now)))
+}
+
+/// Type text key by key into an element (appends to what is there).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Type {
+    /// @eN ref from a snapshot, or a CSS selector.
+    pub target: String,
+    /// The text to type.
+    pub text: String,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Type {
+    const NAME: &'static str = "type";
+    const ABOUT: &'static str = "Type text key by key into an element";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let (target, text) = (self.target.clone(), self.text.clone());
+        perform(&mut cx, "typed into", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
+            click_target(&tab, &target, Button::Left, 1, 0, deadline).await?;
+            act::type_text(&tab, &text).await?;
+            read_value(&tab, &target).await
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+async fn read_value(tab: &Tab, target: &str) -> Result<Option<Value>, ApiError> {
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let at = act::locate(&frames, target)?;
+    let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
+    Ok(v.get("ok").cloned())
+}
+
+/// Replace a field's content: clear it, then insert the text (input and change fire).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fill {
+    /// @eN ref from a snapshot, or a CSS selector.
+    pub target: String,
+    /// The new content ("" clears the field).
+    pub text: String,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Fill {
+    const NAME: &'static str = "fill";
+    const ABOUT: &'static str = "Replace a field's content";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let (target, text) = (self.target.clone(), self.text.clone());
+        perform(&mut cx, "filled", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
+            let mut frames = tab.frames().await;
+            frames.main(&tab);
+            let at = act::locate(&frames, &target)?;
+            act::point(&mut frames, &at, true, false, deadline).await?;
+            let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
+            if v.get("disabled").is_some() {
+                return Err(ApiError::invalid(format!("{} is disabled", at.label())));
+            }
+            if v.get("readonly").is_some() {
+                return Err(ApiError::invalid(format!("{} is read-only", at.label())));
+            }
+            if let Some(kind) = v.get("notFillable") {
+                return Err(ApiError::invalid(format!("{} is a {kind}, not a text field", at.label()))
+                    .with_hint("use select for dropdowns, check/uncheck for checkboxes, upload for files"));
+            }
+            if text.is_empty() {
+                act::lib(&mut frames, &at, &format!("clear({})", at.js())).await?;
+            } else {
+                act::insert_text(&tab, &text).await?;
+            }
+            let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
+            Ok(v.get("ok").cloned())
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// Press a key or combo (Enter, Tab, Control+a, Shift+ArrowDown).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Press {
+    /// A key name or combo: Enter, Escape, Control+a, Shift+Tab, a.
+    pub key: String,
+    /// Focus this element first (default: whatever has focus).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Press {
+    const NAME: &'static str = "press";
+    const ABOUT: &'static str = "Press a key or key combo";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let combo = keys::combo(&self.key)?;
+        let target = self.target.clone();
+        let label = format!("{}{}", self.key, self.target.as_ref().map(|t| format!(" on {t}")).unwrap_or_default());
+        perform(&mut cx, "pressed", Some(&label), self.snapshot_after, |tab, _deadline| async move {
+            if let Some(target) = target {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let at = act::locate(&frames, &target)?;
+                act::lib(&mut frames, &at, &format!("run({}, el => el.focus())", at.js())).await?;
+            }
+            act::press(&tab, &combo).await?;
+            Ok(None)
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// Choose options of a <select> by value or visible label.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Select {
+    /// @eN ref from a snapshot, or a CSS selector of a <select>.
+    pub target: String,
+    /// Option values or labels (several for a multiple select).
+    #[arg(required = true)]
+    pub values: Vec<String>,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Select {
+    const NAME: &'static str = "select";
+    const ABOUT: &'static str = "Choose options of a select by value or label";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        if self.values.is_empty() {
+            return Err(ApiError::invalid("select needs at least one value or label"));
+        }
+        let (target, values) = (self.target.clone(), self.values.clone());
+        perform(&mut cx, "selected in", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
+            let mut frames = tab.frames().await;
+            frames.main(&tab);
+            let at = act::locate(&frames, &target)?;
+            act::point(&mut frames, &at, true, false, deadline).await?;
+            let v = act::lib(&mut frames, &at, &format!("select({}, {})", at.js(), json!(values))).await?;
+            if v.get("notSelect").is_some() {
+                return Err(ApiError::invalid(format!("{} is not a <select>", at.label())));
+            }
+            if v.get("notMultiple").is_some() {
+                return Err(ApiError::invalid(format!("{} takes one option", at.label())));
+            }
+            if v.get("disabled").is_some() {
+                return Err(ApiError::invalid(format!("{} is disabled", at.label())));
+            }
+            if let Some(missing) = v.get("noOption") {
+                return Err(ApiError::not_found(format!("{} has no option {missing}", at.label()))
+                    .with_hint(format!("its options: {}", v["options"])));
+            }
+            Ok(v.get("ok").cloned())
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// Scroll the page, scroll inside an element, or bring an element into view.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scroll {
+    /// An element to scroll into view (or to scroll inside, with --dx/--dy).
+    pub target: Option<String>,
+    /// Pixels to scroll right (negative: left).
+    #[arg(long, allow_hyphen_values = true)]
+    #[serde(default)]
+    pub dx: i64,
+    /// Pixels to scroll down (negative: up).
+    #[arg(long, allow_hyphen_values = true)]
+    #[serde(default)]
+    pub dy: i64,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Scroll {
+    const NAME: &'static str = "scroll";
+    const ABOUT: &'static str = "Scroll the page or an element, or bring an element into view";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let (target, dx, dy) = (self.target.clone(), self.dx, self.dy);
+        if target.is_none() && dx == 0 && dy == 0 {
+            return Err(ApiError::invalid("scroll needs an element, --dx or --dy"));
+        }
+        perform(&mut cx, "scrolled", self.target.as_deref(), self.snapshot_after, |tab, _deadline| async move {
+            let mut frames = tab.frames().await;
+            frames.main(&tab);
+            let v = match target {
+                Some(t) => {
+                    let at = act::locate(&frames, &t)?;
+                    act::lib(&mut frames, &at, &format!("scroll({}, {dx}, {dy})", at.js())).await?
+                }
+                None => {
+                    let at = act::locate(&frames, "html")?;
+                    act::lib(&mut frames, &at, &format!("scroll(null, {dx}, {dy})")).await?
+                }
+            };
+            Ok(v.get("ok").cloned().filter(|v| !v.is_null()))
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// Drag one element onto another with the mouse.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Drag {
+    /// What to drag: a ref or CSS selector.
+    pub from: String,
+    /// Where to drop it: a ref or CSS selector.
+    pub to: String,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Drag {
+    const NAME: &'static str = "drag";
+    const ABOUT: &'static str = "Drag an element onto another";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        let (from, to) = (self.from.clone(), self.to.clone());
+        let label = format!("{} → {}", self.from, self.to);
+        perform(&mut cx, "dragged", Some(&label), self.snapshot_after, |tab, deadline| async move {
+            let (a, b) = {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let at_from = act::locate(&frames, &from)?;
+                let at_to = act::locate(&frames, &to)?;
+                let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
+                let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
+                (a, b)
+            };
+            act::drag(&tab, a, b).await?;
+            Ok(None)
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}
+
+/// Put files into a file input.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Upload {
+    /// @eN ref or CSS selector of an <input type=file>.
+    pub target: String,
+    /// Files to upload.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Return a snapshot (full) or only its changes (diff) afterwards.
+    #[arg(long, value_enum)]
+    pub snapshot_after: Option<After>,
+}
+
+impl Command for Upload {
+    const NAME: &'static str = "upload";
+    const ABOUT: &'static str = "Put files into a file input";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Acted;
+
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        for file in &mut self.files {
+            let mut one = Some(std::mem::take(file));
+            super::session::absolutize(&mut one)?;
+            *file = one.unwrap_or_default();
+        }
+        Ok(())
+    }
+
+    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
+        if self.files.is_empty() {
+            return Err(ApiError::invalid("upload needs at least one file"));
+        }
+        let mut files = Vec::new();
+        for f in &self.files {
+            if !f.is_absolute() {
+                return Err(ApiError::invalid(format!("{} is not an absolute path", f.display())));
+            }
+            if !f.is_file() {
+                return Err(ApiError::not_found(format!("no file at {}", f.display())));
+            }
+            files.push(f.display().to_string());
+        }
+        let target = self.target.clone();
+        perform(&mut cx, "uploaded to", Some(&self.target), self.snapshot_after, |tab, _deadline| async move {
+            let mut frames = tab.frames().await;
+            frames.main(&tab);
+            let at = act::locate(&frames, &target)?;
+            act::upload(&mut frames, &at, &files).await?;
+            Ok(Some(json!(files)))
+        })
+        .await
+    }
+
+    fn human(out: &Acted) -> String {
+        human(out)
+    }
+}

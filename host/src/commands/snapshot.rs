@@ -1,0 +1,67 @@
+//! The snapshot command.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Cx, Scope};
+use crate::browser::frames::Target;
+use crate::browser::snapshot::{self, Options, Snapshot as Shot};
+use crate::error::ApiError;
+
+/// A compact outline of the page with @e refs on everything an agent can act on.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    /// Only elements an agent can act on, one per line.
+    #[arg(long, short = 'i')]
+    #[serde(default)]
+    pub interactive: bool,
+    /// Only the subtree of this ref (from an earlier snapshot).
+    #[arg(long, value_name = "REF")]
+    pub scope: Option<String>,
+    /// Only this many levels of nesting.
+    #[arg(long, short = 'd')]
+    pub depth: Option<u32>,
+    /// Cap the outline at this many characters (default and max 192000).
+    #[arg(long)]
+    pub max_chars: Option<usize>,
+    /// Show link targets.
+    #[arg(long)]
+    #[serde(default)]
+    pub urls: bool,
+    /// Only what changed since this tab's previous snapshot (+/- lines).
+    #[arg(long)]
+    #[serde(default)]
+    pub diff: bool,
+}
+
+impl Command for Snapshot {
+    const NAME: &'static str = "snapshot";
+    const ABOUT: &'static str = "Outline the page with @e refs (--diff: only what changed)";
+    const SCOPE: Scope = Scope::Session;
+    type Output = Shot;
+
+    async fn run(self, mut cx: Cx) -> Result<Shot, ApiError> {
+        let scope = self.scope.as_deref().map(Target::parse).transpose()?;
+        if let Some(Target::Selector(s)) = &scope {
+            return Err(ApiError::invalid(format!("--scope takes a ref like @e12, not {s:?}")));
+        }
+        if self.max_chars == Some(0) {
+            return Err(ApiError::invalid("--max-chars must be at least 1"));
+        }
+        let tab = cx.tab().await?;
+        let opts = Options {
+            interactive: self.interactive,
+            scope,
+            depth: self.depth,
+            max_chars: self.max_chars,
+            urls: self.urls,
+            diff: self.diff,
+        };
+        snapshot::snapshot(&tab, &opts).await
+    }
+
+    fn human(out: &Shot) -> String {
+        out.text.clone()
+    }
+}

@@ -148,8 +148,11 @@ pub async fn mouse_move(tab: &Tab, x: f64, y: f64, modifiers: u32) -> Result<(),
 
 /// Presses and releases `button` `count` times at (x, y) (a double click is
 /// two presses with clickCount 1 then 2).
+///
+/// No separate mouseMoved first: Chromium delivers moves on the next
+/// animation frame (up to 16 ms), while a press at a new point updates hover
+/// state and fires the boundary events itself.
 pub async fn click_at(tab: &Tab, x: f64, y: f64, button: Button, count: u32, modifiers: u32) -> Result<(), ApiError> {
-    mouse_move(tab, x, y, modifiers).await?;
     for n in 1..=count.max(1) {
         for kind in ["mousePressed", "mouseReleased"] {
             tab.call(
@@ -298,7 +301,8 @@ pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Resu
 
 /// Watches what an action sets off, so the action can return once its
 /// effects are visible: a navigation it started has committed (and parsed),
-/// and the page has painted twice.
+/// and DOM changes it caused have rendered. When nothing changed it costs a
+/// millisecond, not two animation frames.
 pub struct Settle {
     events: Receiver<Arc<Event>>,
     watch: NavWatch,
@@ -306,22 +310,36 @@ pub struct Settle {
     frame: String,
 }
 
-const SETTLE_FRAMES: &str =
-    "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
+const SETTLE_MAX_MS: u64 = 500;
 
 impl Settle {
-    pub fn begin(tab: &Tab) -> Settle {
-        Settle {
+    pub async fn begin(tab: &Tab) -> Settle {
+        let settle = Settle {
             events: tab.cdp().connection().subscribe(),
             watch: NavWatch::new(tab),
             session: tab.cdp().id().to_string(),
             frame: tab.main_frame().to_string(),
-        }
+        };
+        let mut frames = tab.frames().await;
+        frames.main(tab);
+        // Best effort: a page without a document yet has nothing to watch.
+        let _ = frames.eval(0, "__webrig.lib.watch()", true, "settle").await;
+        settle
+    }
+
+    async fn render(tab: &Tab) {
+        let mut frames = tab.frames().await;
+        let call = format!("__webrig.lib.settle({SETTLE_MAX_MS})");
+        let _ = tokio::time::timeout(
+            Duration::from_millis(SETTLE_MAX_MS + 200),
+            frames.eval(0, &call, true, "settle"),
+        )
+        .await;
     }
 
     /// Returns the new URL when the action navigated the tab.
     pub async fn finish(mut self, tab: &Tab, deadline: Instant) -> Option<String> {
-        let _ = tokio::time::timeout(Duration::from_millis(300), tab.eval(SETTLE_FRAMES)).await;
+        Self::render(tab).await;
         let mut navigating = false;
         loop {
             match self.events.try_recv() {
@@ -355,7 +373,6 @@ impl Settle {
         {
             return Some(String::new());
         }
-        let _ = tokio::time::timeout(Duration::from_millis(300), tab.eval(SETTLE_FRAMES)).await;
         super::nav::current(tab).await.ok().map(|n| n.url)
     }
 }

@@ -179,7 +179,10 @@ impl Connection {
             self.inner.lock_pending().remove(&id);
             return Err(CdpError::Closed);
         }
-        rx.await.unwrap_or(Err(CdpError::Closed))
+        let started = std::time::Instant::now();
+        let answer = rx.await.unwrap_or(Err(CdpError::Closed));
+        tracing::trace!(method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
+        answer
     }
 
     /// Every event from now on. Slow subscribers lose the oldest events

@@ -74,7 +74,7 @@ where
 {
     let tab = cx.tab().await?;
     let deadline = cx.deadline();
-    let settle = Settle::begin(&tab);
+    let settle = Settle::begin(&tab).await;
     let value = body(tab.clone(), deadline).await?;
     let navigated = settle.finish(&tab, deadline).await;
     let snapshot = match after {

@@ -382,6 +382,33 @@
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
   W.lib = {
+    // Starts counting DOM changes, so settle() knows whether an action did anything.
+    watch() {
+      if (W.mo) W.mo.disconnect();
+      W.mutations = 0;
+      W.urlBefore = location.href;
+      W.mo = new MutationObserver((list) => { W.mutations += list.length; });
+      W.mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      return true;
+    },
+    // Returns at once when the action changed nothing; otherwise lets the page
+    // render until two frames pass without new changes (at most maxMs).
+    async settle(maxMs) {
+      // Input events are acknowledged after their handlers ran, and observer
+      // callbacks are microtasks, so the count is already up to date here.
+      const start = performance.now();
+      if (!W.mo) return 0;
+      if (!W.mutations && location.href === W.urlBefore) { W.mo.disconnect(); W.mo = null; return 0; }
+      let seen = -1;
+      while (W.mutations !== seen && performance.now() - start < maxMs) {
+        seen = W.mutations;
+        await frame();
+        await frame();
+      }
+      W.mo.disconnect();
+      W.mo = null;
+      return W.mutations;
+    },
     // Waits (up to timeoutMs) until the target is attached, visible, enabled
     // (o.enabled), stable and, with o.hit, the element at its click point.
     async actionable(target, o) {
@@ -405,8 +432,10 @@
             if (rect.top < 0 || rect.left < 0 || rect.bottom > innerHeight || rect.right > innerWidth) {
               aim.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
             }
+            // Stable: the same box one frame later. Without running animations
+            // nothing can move it between frames, so skip the ~16 ms wait.
             const a = aim.getBoundingClientRect();
-            await frame();
+            if (aim.ownerDocument.getAnimations().length) await frame();
             const b = aim.getBoundingClientRect();
             if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) last = { code: 'moving' };
             else {

@@ -2,11 +2,13 @@
 //! against the fixture web on loopback. One binary, one module per area.
 
 mod e2e {
+    pub mod actions;
     pub mod capture;
     pub mod cli;
     pub mod nav;
     pub mod read;
     pub mod sessions;
+    pub mod snapshot;
     pub mod tabs;
 }
 

@@ -22,7 +22,9 @@
     UL: 'list', OL: 'list', MENU: 'list', LI: 'listitem', TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TFOOT: 'rowgroup',
     TR: 'row', TD: 'cell', P: 'paragraph', BLOCKQUOTE: 'blockquote', FIELDSET: 'group', PROGRESS: 'progressbar', METER: 'meter',
     TEXTAREA: 'textbox', OPTION: 'option', DL: 'list', DT: 'term', DD: 'definition', FIGURE: 'figure', HR: 'separator',
-    OUTPUT: 'status', CODE: 'code', PRE: 'code', CAPTION: 'caption', LEGEND: 'legend', SUMMARY: 'summary', IFRAME: 'iframe', FRAME: 'iframe' };
+    OUTPUT: 'status', CODE: 'code', PRE: 'code', SUMMARY: 'summary', IFRAME: 'iframe', FRAME: 'iframe' };
+  // Elements that name their parent (fieldset, table, figure) rather than stand alone.
+  const NAMING = new Set(['LEGEND', 'CAPTION', 'FIGCAPTION']);
 
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
@@ -226,6 +228,7 @@
     if (node.nodeType !== 1) return [];
     const el = node;
     if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return [];
+    if (NAMING.has(el.tagName) && el.parentElement && el.parentElement.firstElementChild === el) return [];
     const view = el.ownerDocument.defaultView;
     const style = view.getComputedStyle(el);
     if (style.display === 'none') return [];
@@ -288,9 +291,10 @@
   function emit(items, depth, st, lines) {
     let run = '';
     const flush = () => {
-      const s = norm(run);
+      const s = norm(run).replace(/^(· )+|( ·)+$/g, '').replace(/( · )+/g, ' · ');
       run = '';
-      if (s && !st.interactive) push(lines, st, depth, 'text: ' + clip(s, st.textClip));
+      // Runs of only punctuation (separators between links) carry nothing.
+      if (s && /[\p{L}\p{N}]/u.test(s) && !st.interactive && (st.depth === null || depth <= st.depth)) push(lines, st, depth, 'text: ' + clip(s, st.textClip));
     };
     for (const it of items) {
       if (st.full) return;
@@ -311,9 +315,14 @@
         const s = norm(it.kids.map((k) => (k.brk ? ' · ' : '') + k.s + (k.brkAfter ? ' · ' : '')).join('')).replace(/^· | ·$/g, '');
         if (s && s !== it.name) line += ': ' + clip(s, st.textClip);
       }
-      const show = st.interactive ? it.ref !== null : st.depth === null || depth <= st.depth;
-      if (show) push(lines, st, st.interactive ? 0 : depth, line);
-      if (!onlyText) emit(it.kids, st.interactive ? 0 : depth + (show ? 1 : 0), st, lines);
+      if (st.interactive) {
+        if (it.ref !== null) push(lines, st, 0, line);
+        if (!onlyText) emit(it.kids, 0, st, lines);
+        continue;
+      }
+      if (st.depth !== null && depth > st.depth) continue;
+      push(lines, st, depth, line);
+      if (!onlyText) emit(it.kids, depth + 1, st, lines);
     }
     flush();
   }
@@ -365,6 +374,13 @@
     for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
       const role = roleOf(n);
       if (role && role !== 'paragraph') return describe(n);
+      // A plain container (a cookie banner, a modal backdrop): name it by
+      // what an agent could press in it.
+      const inner = n.querySelector('button, a[href], [role=button], input[type=submit]');
+      if (inner && n !== document.body && n !== document.documentElement) {
+        const tag = n.tagName.toLowerCase() + (n.id ? '#' + n.id : '');
+        return tag + ' with ' + describe(inner);
+      }
     }
     return describe(el);
   }
@@ -428,10 +444,9 @@
           if (!hasBox(aim) || !aim.checkVisibility({ visibilityProperty: true })) last = { code: 'hidden' };
           else if (o.enabled && isDisabled(el)) last = { code: 'disabled' };
           else {
-            const rect = aim.getBoundingClientRect();
-            if (rect.top < 0 || rect.left < 0 || rect.bottom > innerHeight || rect.right > innerWidth) {
-              aim.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-            }
+            // Brings it into view in every scroll container (a no-op when it is).
+            if (aim.scrollIntoViewIfNeeded) aim.scrollIntoViewIfNeeded(true);
+            else aim.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
             // Stable: the same box one frame later. Without running animations
             // nothing can move it between frames, so skip the ~16 ms wait.
             const a = aim.getBoundingClientRect();

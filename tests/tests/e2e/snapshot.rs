@@ -1,0 +1,192 @@
+//! snapshot: format, hidden content, frames, shadow roots, ref rules, diffs.
+
+use serde_json::json;
+
+use crate::{SessionGuard, session, web};
+
+fn snap(s: &SessionGuard, args: serde_json::Value) -> String {
+    s.ok("snapshot", args)["text"].as_str().unwrap_or_default().to_string()
+}
+
+/// The ref on the line containing `needle`.
+fn ref_of(text: &str, needle: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
+    line.trim_start()
+        .split(' ')
+        .next()
+        .filter(|r| r.starts_with('@'))
+        .unwrap_or_else(|| panic!("line {line:?} has no ref"))
+        .to_string()
+}
+
+#[test]
+fn snapshot_of_a_form_page_matches_the_golden_file() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let text = snap(&s, json!({})).replace(&web().port().to_string(), "PORT");
+    // Ref numbers depend on what the tab saw before; this session saw nothing.
+    insta::assert_snapshot!("basic", text);
+}
+
+#[test]
+fn hidden_and_aria_hidden_content_is_left_out() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let text = snap(&s, json!({}));
+    for absent in ["display none text", "visibility hidden text", "Hidden by aria", "hidden attribute text", "csrf"] {
+        assert!(!text.contains(absent), "{absent:?} leaked into\n{text}");
+    }
+    assert!(text.contains("but this child shows"), "{text}");
+}
+
+#[test]
+fn shadow_roots_are_stitched_in_and_their_buttons_work() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let text = snap(&s, json!({}));
+    let button = ref_of(&text, "\"Shadow button\"");
+    s.ok("click", json!({ "target": button }));
+    let after = snap(&s, json!({}));
+    assert!(after.contains("Shadow clicked"), "{after}");
+}
+
+#[test]
+fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
+    s.ok("wait", json!({ "fn": "document.querySelectorAll('iframe')[1].getBoundingClientRect().width > 0" }));
+    // The cross-site frame loads on its own; wait until both children answer.
+    let mut text = String::new();
+    for _ in 0..50 {
+        text = snap(&s, json!({}));
+        if text.matches("button \"Press me\"").count() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(text.matches("button \"Press me\"").count(), 2, "{text}");
+    let refs: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("\"Press me\""))
+        .map(|l| l.trim_start().split(' ').next().unwrap_or_default().to_string())
+        .collect();
+    assert!(refs.iter().all(|r| r.starts_with("@f")), "frame refs carry their frame: {refs:?}");
+    s.ok("click", json!({ "target": refs[0] }));
+    s.ok("click", json!({ "target": refs[1] }));
+    let after = snap(&s, json!({}));
+    assert!(after.contains("Clicked in same"), "{after}");
+    assert!(after.contains("Clicked in cross"), "{after}");
+}
+
+#[test]
+fn refs_are_stable_across_snapshots_and_fail_closed_when_stale() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let first = snap(&s, json!({}));
+    let second = snap(&s, json!({}));
+    assert_eq!(first, second, "same page, same refs");
+    let more = ref_of(&first, "\"More options\"");
+    let email = ref_of(&first, "\"Email\"");
+
+    // A changed node gets a new ref, and the old one is refused.
+    s.ok("eval", json!({ "script": "document.querySelector('[aria-expanded]').textContent = 'Fewer options'" }));
+    let third = snap(&s, json!({}));
+    let fewer = ref_of(&third, "\"Fewer options\"");
+    assert_ne!(fewer, more);
+    assert_eq!(ref_of(&third, "\"Email\""), email, "untouched nodes keep their ref");
+    let e = s.err("click", json!({ "target": more }), "not_found");
+    assert!(e["message"].as_str().unwrap_or_default().contains("stale"), "{e}");
+    assert!(e["hint"].as_str().unwrap_or_default().contains("snapshot"), "{e}");
+
+    // A removed node's ref is refused, even if another node takes its place.
+    s.ok("eval", json!({ "script": "const e = document.getElementById('email'); const n = e.cloneNode(); e.replaceWith(n)" }));
+    s.err("fill", json!({ "target": email, "text": "x" }), "not_found");
+
+    // Refs die on navigation; numbers are never reused, so an old ref cannot
+    // land on the new page.
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    s.err("click", json!({ "target": fewer }), "not_found");
+    let fresh = snap(&s, json!({}));
+    assert_ne!(ref_of(&fresh, "\"Email\""), email);
+    s.err("click", json!({ "target": "@e99999" }), "not_found");
+    s.err("click", json!({ "target": "@nonsense" }), "invalid_argument");
+}
+
+#[test]
+fn snapshot_options_narrow_the_outline() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let full = snap(&s, json!({}));
+    let interactive = snap(&s, json!({ "interactive": true }));
+    assert!(interactive.lines().skip(1).all(|l| l.trim_start().starts_with('@')), "{interactive}");
+    assert_eq!(interactive.lines().count() - 1, full.lines().filter(|l| l.trim_start().starts_with('@')).count());
+
+    let form = ref_of(&full, "\"More options\"");
+    let _ = form;
+    let shallow = snap(&s, json!({ "depth": 0 }));
+    assert!(shallow.lines().skip(1).all(|l| !l.starts_with("  ")), "{shallow}");
+
+    let urls = snap(&s, json!({ "urls": true }));
+    assert!(urls.contains("link \"Deals\" → http://127.0.0.1:"), "{urls}");
+
+    let out = s.ok("snapshot", json!({ "max_chars": 200 }));
+    assert_eq!(out["truncated"], true);
+    assert!(out["text"].as_str().unwrap_or_default().contains("truncated"));
+    s.err("snapshot", json!({ "max_chars": 0 }), "invalid_argument");
+    s.err("snapshot", json!({ "scope": "main" }), "invalid_argument");
+    s.err("snapshot", json!({ "scope": "@e424242" }), "not_found");
+}
+
+#[test]
+fn scope_limits_the_outline_to_one_subtree() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
+    let full = snap(&s, json!({}));
+    let home = ref_of(&full, "link \"Home\"");
+    let scoped = snap(&s, json!({ "scope": home }));
+    assert_eq!(scoped.lines().count(), 2, "{scoped}");
+    assert!(scoped.contains("link \"Home\""));
+}
+
+#[test]
+fn json_output_reports_counts_and_timing() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let out = s.ok("snapshot", json!({}));
+    assert_eq!(out["title"], "Snapshot basics");
+    assert_eq!(out["url"], web().url("snap/basic.html"));
+    assert_eq!(out["refs"], 11);
+    assert_eq!(out["truncated"], false);
+    assert!(out["took_ms"].as_f64().is_some());
+}
+
+#[test]
+fn diff_returns_only_what_changed() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+    let full = snap(&s, json!({}));
+    let same = snap(&s, json!({ "diff": true }));
+    assert_eq!(same, "(no changes)");
+    let save = ref_of(&full, "\"Save my details\"");
+    let out = s.ok("uncheck", json!({ "target": save, "snapshot_after": "diff" }));
+    let diff = out["snapshot"].as_str().unwrap_or_default();
+    assert_eq!(
+        diff,
+        format!("-   {save} checkbox \"Save my details\" [checked]\n+   {save} checkbox \"Save my details\"")
+    );
+}
+
+#[test]
+fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
+    let text = snap(&s, json!({}));
+    let about = ref_of(&text, "link \"About\"");
+    s.ok("click", json!({ "target": about }));
+    let after = snap(&s, json!({}));
+    assert!(after.contains("About view") && after.contains("button \"Contact us\""), "{after}");
+    assert_eq!(s.ok("url", json!({}))["url"], web().url("snap/spa.html?view=about"));
+}

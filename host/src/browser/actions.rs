@@ -61,7 +61,9 @@ pub fn locate(frames: &Frames, raw: &str) -> Result<Located, ApiError> {
 /// refusals ({stale}, {invalid}, {missing}) to API errors.
 pub async fn lib(frames: &mut Frames, at: &Located, call: &str) -> Result<Value, ApiError> {
     let expr = format!("__webrig.lib.{call}");
-    let v = frames.eval(at.ordinal, &expr, at.selector, &at.label).await?;
+    let v = frames
+        .eval(at.ordinal, &expr, at.selector, &at.label)
+        .await?;
     if let Some(why) = v.get("stale").and_then(Value::as_str) {
         let why = if why == "changed" {
             "the element changed since the snapshot"
@@ -71,11 +73,16 @@ pub async fn lib(frames: &mut Frames, at: &Located, call: &str) -> Result<Value,
         return Err(stale(&at.label, why));
     }
     if v.get("invalid").is_some() {
-        return Err(ApiError::invalid(format!("{} is not a valid CSS selector", at.label)));
+        return Err(ApiError::invalid(format!(
+            "{} is not a valid CSS selector",
+            at.label
+        )));
     }
     if v.get("missing").is_some() {
-        return Err(ApiError::not_found(format!("no element matches {}", at.label))
-            .with_hint("take a snapshot and use its refs, or check the selector"));
+        return Err(
+            ApiError::not_found(format!("no element matches {}", at.label))
+                .with_hint("take a snapshot and use its refs, or check the selector"),
+        );
     }
     Ok(v)
 }
@@ -99,12 +106,27 @@ pub async fn point(
         let (code, message, hint) = match blocked["code"].as_str().unwrap_or_default() {
             "covered" => (
                 ErrorCode::Timeout,
-                format!("{label} is covered by {}", blocked["by"].as_str().unwrap_or("another element")),
+                format!(
+                    "{label} is covered by {}",
+                    blocked["by"].as_str().unwrap_or("another element")
+                ),
                 "close or act on the covering element first",
             ),
-            "disabled" => (ErrorCode::Timeout, format!("{label} is disabled"), "wait until it is enabled, or check the form"),
-            "hidden" => (ErrorCode::Timeout, format!("{label} is not visible"), "scroll, open its container, or wait for it"),
-            "moving" => (ErrorCode::Timeout, format!("{label} kept moving"), "wait for the animation to end"),
+            "disabled" => (
+                ErrorCode::Timeout,
+                format!("{label} is disabled"),
+                "wait until it is enabled, or check the form",
+            ),
+            "hidden" => (
+                ErrorCode::Timeout,
+                format!("{label} is not visible"),
+                "scroll, open its container, or wait for it",
+            ),
+            "moving" => (
+                ErrorCode::Timeout,
+                format!("{label} kept moving"),
+                "wait for the animation to end",
+            ),
             _ => (
                 ErrorCode::NotFound,
                 format!("no element matches {label}"),
@@ -113,12 +135,26 @@ pub async fn point(
         };
         return Err(ApiError::new(code, message).with_hint(hint));
     }
-    let (x, y) = (v["x"].as_f64().unwrap_or(0.0), v["y"].as_f64().unwrap_or(0.0));
+    let (x, y) = (
+        v["x"].as_f64().unwrap_or(0.0),
+        v["y"].as_f64().unwrap_or(0.0),
+    );
     let (ox, oy) = frames.offset(at.ordinal).await?;
     Ok((x + ox, y + oy))
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Button {
     #[default]
@@ -152,7 +188,14 @@ pub async fn mouse_move(tab: &Tab, x: f64, y: f64, modifiers: u32) -> Result<(),
 /// No separate mouseMoved first: Chromium delivers moves on the next
 /// animation frame (up to 16 ms), while a press at a new point updates hover
 /// state and fires the boundary events itself.
-pub async fn click_at(tab: &Tab, x: f64, y: f64, button: Button, count: u32, modifiers: u32) -> Result<(), ApiError> {
+pub async fn click_at(
+    tab: &Tab,
+    x: f64,
+    y: f64,
+    button: Button,
+    count: u32,
+    modifiers: u32,
+) -> Result<(), ApiError> {
     for n in 1..=count.max(1) {
         for kind in ["mousePressed", "mouseReleased"] {
             tab.call(
@@ -239,7 +282,11 @@ fn modifier_bit(k: &Key) -> u32 {
 /// Types `text` key by key into whatever has focus.
 pub async fn type_text(tab: &Tab, text: &str) -> Result<(), ApiError> {
     for c in text.chars() {
-        let key = if c == '\n' { keys::key("Enter")? } else { keys::char_key(c) };
+        let key = if c == '\n' {
+            keys::key("Enter")?
+        } else {
+            keys::char_key(c)
+        };
         key_event(tab, "keyDown", &key, 0).await?;
         key_event(tab, "keyUp", &key, 0).await?;
     }
@@ -247,7 +294,8 @@ pub async fn type_text(tab: &Tab, text: &str) -> Result<(), ApiError> {
 }
 
 pub async fn insert_text(tab: &Tab, text: &str) -> Result<(), ApiError> {
-    tab.call("Input.insertText", json!({ "text": text })).await?;
+    tab.call("Input.insertText", json!({ "text": text }))
+        .await?;
     Ok(())
 }
 
@@ -268,7 +316,10 @@ pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Resu
     .await?;
     match check["ok"].as_u64() {
         Some(0) | None => {
-            return Err(ApiError::invalid(format!("{} is not a file input", at.label)));
+            return Err(ApiError::invalid(format!(
+                "{} is not a file input",
+                at.label
+            )));
         }
         Some(1) if files.len() > 1 => {
             return Err(ApiError::invalid(format!("{} takes one file", at.label)));
@@ -289,11 +340,17 @@ pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Resu
         .to_string();
     let set = frame
         .session
-        .call("DOM.setFileInputFiles", json!({ "files": files, "objectId": object }))
+        .call(
+            "DOM.setFileInputFiles",
+            json!({ "files": files, "objectId": object }),
+        )
         .await;
     let _ = frame
         .session
-        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-upload" }))
+        .call(
+            "Runtime.releaseObjectGroup",
+            json!({ "objectGroup": "webrig-upload" }),
+        )
         .await;
     set?;
     Ok(())
@@ -347,7 +404,9 @@ impl Settle {
                     if event.session_id.as_deref() == Some(self.session.as_str())
                         && matches!(
                             event.method.as_str(),
-                            "Page.frameRequestedNavigation" | "Page.frameStartedNavigating" | "Page.frameStartedLoading"
+                            "Page.frameRequestedNavigation"
+                                | "Page.frameStartedNavigating"
+                                | "Page.frameStartedLoading"
                         )
                         && event.params["frameId"] == self.frame.as_str()
                     {
@@ -367,7 +426,13 @@ impl Settle {
         let until = deadline.min(Instant::now() + Duration::from_secs(10));
         if self
             .watch
-            .run(&mut self.events, tab, LoadState::Domcontentloaded, until, "the navigation")
+            .run(
+                &mut self.events,
+                tab,
+                LoadState::Domcontentloaded,
+                until,
+                "the navigation",
+            )
             .await
             .is_err()
         {

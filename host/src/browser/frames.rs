@@ -60,9 +60,12 @@ impl Target {
         }
         let body = raw.strip_prefix('@').unwrap_or(raw);
         let parsed = if let Some(rest) = body.strip_prefix('f') {
-            rest.split_once('e').and_then(|(f, n)| Some((f.parse().ok()?, n.parse().ok()?)))
+            rest.split_once('e')
+                .and_then(|(f, n)| Some((f.parse().ok()?, n.parse().ok()?)))
         } else {
-            body.strip_prefix('e').and_then(|n| n.parse().ok()).map(|n| (0, n))
+            body.strip_prefix('e')
+                .and_then(|n| n.parse().ok())
+                .map(|n| (0, n))
         };
         match parsed {
             Some((frame, number)) => Ok(Target::Ref { frame, number }),
@@ -218,7 +221,10 @@ impl Frames {
             Target::Selector(_) => Ok(0),
             Target::Ref { frame, number } => match self.refs.get(number) {
                 Some(f) if f == frame => Ok(*f),
-                _ => Err(stale(&target.label(), "no snapshot of this tab handed it out")),
+                _ => Err(stale(
+                    &target.label(),
+                    "no snapshot of this tab handed it out",
+                )),
             },
         }
     }
@@ -292,11 +298,35 @@ mod tests {
 
     #[test]
     fn targets_parse_refs_and_fall_back_to_selectors() {
-        assert_eq!(Target::parse("@e5").ok(), Some(Target::Ref { frame: 0, number: 5 }));
-        assert_eq!(Target::parse("e5").ok(), Some(Target::Ref { frame: 0, number: 5 }));
-        assert_eq!(Target::parse("@f2e17").ok(), Some(Target::Ref { frame: 2, number: 17 }));
-        assert_eq!(Target::parse("#main a").ok(), Some(Target::Selector("#main a".into())));
-        assert_eq!(Target::parse("em").ok(), Some(Target::Selector("em".into())));
+        assert_eq!(
+            Target::parse("@e5").ok(),
+            Some(Target::Ref {
+                frame: 0,
+                number: 5
+            })
+        );
+        assert_eq!(
+            Target::parse("e5").ok(),
+            Some(Target::Ref {
+                frame: 0,
+                number: 5
+            })
+        );
+        assert_eq!(
+            Target::parse("@f2e17").ok(),
+            Some(Target::Ref {
+                frame: 2,
+                number: 17
+            })
+        );
+        assert_eq!(
+            Target::parse("#main a").ok(),
+            Some(Target::Selector("#main a".into()))
+        );
+        assert_eq!(
+            Target::parse("em").ok(),
+            Some(Target::Selector("em".into()))
+        );
         assert!(Target::parse("@zz").is_err());
         assert!(Target::parse(" ").is_err());
     }

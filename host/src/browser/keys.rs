@@ -83,7 +83,10 @@ pub fn key(name: &str) -> Result<Key, ApiError> {
 /// The key that types `c` (US layout for code/keyCode of letters and digits).
 pub fn char_key(c: char) -> Key {
     let (code, key_code) = if c.is_ascii_alphabetic() {
-        (format!("Key{}", c.to_ascii_uppercase()), c.to_ascii_uppercase() as u32)
+        (
+            format!("Key{}", c.to_ascii_uppercase()),
+            c.to_ascii_uppercase() as u32,
+        )
     } else if c.is_ascii_digit() {
         (format!("Digit{c}"), c as u32)
     } else {
@@ -104,13 +107,19 @@ pub fn combo(spec: &str) -> Result<Combo, ApiError> {
     }
     let parts: Vec<&str> = if spec == "+" || spec.ends_with("++") {
         let head = spec.trim_end_matches('+');
-        let mut p: Vec<&str> = if head.is_empty() { vec![] } else { head.split('+').collect() };
+        let mut p: Vec<&str> = if head.is_empty() {
+            vec![]
+        } else {
+            head.split('+').collect()
+        };
         p.push("+");
         p
     } else {
         spec.split('+').collect()
     };
-    let (last, mods) = parts.split_last().ok_or_else(|| ApiError::invalid("the key is empty"))?;
+    let (last, mods) = parts
+        .split_last()
+        .ok_or_else(|| ApiError::invalid("the key is empty"))?;
     let mut modifiers = 0;
     let mut held = Vec::new();
     for m in mods {
@@ -120,8 +129,10 @@ pub fn combo(spec: &str) -> Result<Combo, ApiError> {
             "meta" | "cmd" | "command" => META,
             "shift" => SHIFT,
             other => {
-                return Err(ApiError::invalid(format!("{other:?} is not a modifier in {spec:?}"))
-                    .with_hint("modifiers are Control, Shift, Alt, Meta"));
+                return Err(
+                    ApiError::invalid(format!("{other:?} is not a modifier in {spec:?}"))
+                        .with_hint("modifiers are Control, Shift, Alt, Meta"),
+                );
             }
         };
         modifiers |= bit;

@@ -92,7 +92,7 @@ pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
         chars += line.len() + 1;
         lines.push(line);
     }
-    let refs = lines.iter().filter(|l| l.trim_start().starts_with('@')).count();
+    let refs = lines.iter().map(|l| count_refs(l)).sum();
     let header = format!("page {:?} {}", walked.title, walked.url);
     let previous = frames.last_snapshot.replace(lines.clone());
     let text = if opts.diff {
@@ -133,7 +133,11 @@ fn walk<'a>(
 ) -> WalkFuture<'a> {
     Box::pin(async move {
         let first = frames.next_ref();
-        let prefix = if ordinal == 0 { String::new() } else { format!("f{ordinal}") };
+        let prefix = if ordinal == 0 {
+            String::new()
+        } else {
+            format!("f{ordinal}")
+        };
         let args = json!({
             "prefix": prefix,
             "nextRef": first,
@@ -145,7 +149,12 @@ fn walk<'a>(
             "scope": scope.as_ref().map(|(n, _)| n),
         });
         let v = frames
-            .eval(ordinal, &format!("__webrig.lib.snapshot({args})"), true, "snapshot")
+            .eval(
+                ordinal,
+                &format!("__webrig.lib.snapshot({args})"),
+                true,
+                "snapshot",
+            )
             .await?;
         if v.get("error").is_some() {
             let label = scope.map(|(_, l)| l).unwrap_or_default();
@@ -169,7 +178,9 @@ fn walk<'a>(
                 out.lines.push((depth, text.to_string()));
                 continue;
             }
-            let Some(index) = entry[2].as_u64() else { continue };
+            let Some(index) = entry[2].as_u64() else {
+                continue;
+            };
             if budget.nodes == 0 || budget.chars == 0 {
                 out.truncated = true;
                 continue;
@@ -192,7 +203,12 @@ fn walk<'a>(
 }
 
 /// Finds the frame behind the `index`-th iframe the last walk of `parent` met.
-async fn child_frame(tab: &Tab, frames: &mut Frames, parent: u32, index: u64) -> Result<u32, ApiError> {
+async fn child_frame(
+    tab: &Tab,
+    frames: &mut Frames,
+    parent: u32,
+    index: u64,
+) -> Result<u32, ApiError> {
     let holder = frames
         .frame(parent)
         .cloned()
@@ -219,7 +235,10 @@ async fn child_frame(tab: &Tab, frames: &mut Frames, parent: u32, index: u64) ->
         .await;
     let _ = holder
         .session
-        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": "webrig-frames" }))
+        .call(
+            "Runtime.releaseObjectGroup",
+            json!({ "objectGroup": "webrig-frames" }),
+        )
         .await;
     let node = &described?["node"];
     let frame_id = node["frameId"]
@@ -231,6 +250,23 @@ async fn child_frame(tab: &Tab, frames: &mut Frames, parent: u32, index: u64) ->
         .child_session(&frame_id)
         .unwrap_or_else(|| holder.session.clone());
     Ok(frames.child(session, &frame_id, (parent, backend)).ordinal)
+}
+
+/// Refs on a line: tokens like `@e12` or `@f2e7` (inline refs included).
+fn count_refs(line: &str) -> usize {
+    line.split_whitespace()
+        .filter(|tok| {
+            tok.strip_prefix('@').is_some_and(|t| {
+                let t = t.strip_prefix('f').map_or(Some(t), |rest| {
+                    rest.find('e')
+                        .filter(|&i| i > 0 && rest[..i].bytes().all(|b| b.is_ascii_digit()))
+                        .map(|i| &rest[i..])
+                });
+                t.and_then(|t| t.strip_prefix('e'))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .count()
 }
 
 /// Only what changed, `+ ` for new lines and `- ` for gone ones.
@@ -259,15 +295,31 @@ pub fn diff(before: &[String], after: &[String]) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn refs_are_counted_inline_and_in_frames() {
+        assert_eq!(
+            count_refs(" text: see @e5 \"docs\" and @f2e7 button \"Go\""),
+            2
+        );
+        assert_eq!(
+            count_refs(" @e1 link \"@e2 is not a ref\" mail@example.com"),
+            1
+        );
+        assert_eq!(count_refs(" text: @ef @e @fe2"), 0);
+    }
+
+    #[test]
     fn diff_shows_only_changed_lines() {
-        let a: Vec<String> = [" heading \"A\" h1", " @e1 button \"Go\"", " text: x"].map(String::from).to_vec();
-        let b: Vec<String> = [" heading \"A\" h1", " @e2 button \"Went\"", " text: x"].map(String::from).to_vec();
+        let a: Vec<String> = [" heading \"A\" h1", " @e1 button \"Go\"", " text: x"]
+            .map(String::from)
+            .to_vec();
+        let b: Vec<String> = [" heading \"A\" h1", " @e2 button \"Went\"", " text: x"]
+            .map(String::from)
+            .to_vec();
         assert_eq!(diff(&a, &b), "- @e1 button \"Go\"\n+ @e2 button \"Went\"");
         assert_eq!(diff(&a, &a), "(no changes)");
     }

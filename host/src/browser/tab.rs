@@ -301,15 +301,19 @@ fn spawn_watcher(
                 let p = &event.params;
                 match event.method.as_str() {
                     "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
-                        if let (Some(target), Some(child), Ok(mut map)) =
-                            (p["targetInfo"]["targetId"].as_str(), p["sessionId"].as_str(), children.lock())
-                        {
+                        if let (Some(target), Some(child), Ok(mut map)) = (
+                            p["targetInfo"]["targetId"].as_str(),
+                            p["sessionId"].as_str(),
+                            children.lock(),
+                        ) {
                             map.insert(target.to_string(), child.to_string());
                         }
                         continue;
                     }
                     "Target.detachedFromTarget" => {
-                        if let (Some(child), Ok(mut map)) = (p["sessionId"].as_str(), children.lock()) {
+                        if let (Some(child), Ok(mut map)) =
+                            (p["sessionId"].as_str(), children.lock())
+                        {
                             map.retain(|_, s| s != child);
                         }
                         continue;

@@ -11,14 +11,16 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::{Command, Cx, Scope};
+use crate::browser::Tab;
 use crate::browser::actions::{self as act, Button, Settle};
 use crate::browser::keys;
 use crate::browser::snapshot::{self, Options};
-use crate::browser::Tab;
 use crate::error::ApiError;
 
 /// What to return after the action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum After {
     /// Only the lines that changed since the tab's previous snapshot.
@@ -51,7 +53,14 @@ fn human(out: &Acted) -> String {
         s.push_str(&format!(" → {v}"));
     }
     if let Some(url) = &out.navigated {
-        s.push_str(&format!("\nnavigated to {}", if url.is_empty() { "(still loading)" } else { url }));
+        s.push_str(&format!(
+            "\nnavigated to {}",
+            if url.is_empty() {
+                "(still loading)"
+            } else {
+                url
+            }
+        ));
     }
     if let Some(snap) = &out.snapshot {
         s.push('\n');
@@ -104,7 +113,11 @@ fn modifiers(list: &[String]) -> Result<u32, ApiError> {
             "control" | "ctrl" => keys::CONTROL,
             "meta" | "cmd" | "command" => keys::META,
             "shift" => keys::SHIFT,
-            other => return Err(ApiError::invalid(format!("{other:?} is not a modifier (Alt, Control, Meta, Shift)"))),
+            other => {
+                return Err(ApiError::invalid(format!(
+                    "{other:?} is not a modifier (Alt, Control, Meta, Shift)"
+                )));
+            }
         };
     }
     Ok(bits)
@@ -162,10 +175,16 @@ impl Command for Click {
         }
         let button = self.button.unwrap_or_default();
         let target = self.target.clone();
-        perform(&mut cx, "clicked", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
-            click_target(&tab, &target, button, count, mods, deadline).await?;
-            Ok(None)
-        })
+        perform(
+            &mut cx,
+            "clicked",
+            Some(&self.target),
+            self.snapshot_after,
+            |tab, deadline| async move {
+                click_target(&tab, &target, button, count, mods, deadline).await?;
+                Ok(None)
+            },
+        )
         .await
     }
 
@@ -207,40 +226,74 @@ macro_rules! simple_action {
     };
 }
 
-simple_action!(Dblclick, "dblclick", "Double-click an element", "Double-click an element.", "double-clicked", |tab, target, deadline| {
-    click_target(&tab, &target, Button::Left, 2, 0, deadline).await?;
-    Ok(None)
-});
+simple_action!(
+    Dblclick,
+    "dblclick",
+    "Double-click an element",
+    "Double-click an element.",
+    "double-clicked",
+    |tab, target, deadline| {
+        click_target(&tab, &target, Button::Left, 2, 0, deadline).await?;
+        Ok(None)
+    }
+);
 
-simple_action!(Hover, "hover", "Move the mouse over an element", "Move the mouse over an element.", "hovered", |tab, target, deadline| {
-    let (x, y) = {
+simple_action!(
+    Hover,
+    "hover",
+    "Move the mouse over an element",
+    "Move the mouse over an element.",
+    "hovered",
+    |tab, target, deadline| {
+        let (x, y) = {
+            let mut frames = tab.frames().await;
+            frames.main(&tab);
+            let at = act::locate(&frames, &target)?;
+            act::point(&mut frames, &at, false, true, deadline).await?
+        };
+        act::mouse_move(&tab, x, y, 0).await?;
+        Ok(None)
+    }
+);
+
+simple_action!(
+    Focus,
+    "focus",
+    "Focus an element",
+    "Focus an element.",
+    "focused",
+    |tab, target, _deadline| {
         let mut frames = tab.frames().await;
         frames.main(&tab);
         let at = act::locate(&frames, &target)?;
-        act::point(&mut frames, &at, false, true, deadline).await?
-    };
-    act::mouse_move(&tab, x, y, 0).await?;
-    Ok(None)
-});
-
-simple_action!(Focus, "focus", "Focus an element", "Focus an element.", "focused", |tab, target, _deadline| {
-    let mut frames = tab.frames().await;
-    frames.main(&tab);
-    let at = act::locate(&frames, &target)?;
-    let v = act::lib(&mut frames, &at, &format!("run({}, el => {{ el.focus(); return el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement); }})", at.js())).await?;
-    if v["ok"] != true {
-        return Err(ApiError::invalid(format!("{} cannot take focus", at.label())));
+        let v = act::lib(&mut frames, &at, &format!("run({}, el => {{ el.focus(); return el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement); }})", at.js())).await?;
+        if v["ok"] != true {
+            return Err(ApiError::invalid(format!(
+                "{} cannot take focus",
+                at.label()
+            )));
+        }
+        Ok(None)
     }
-    Ok(None)
-});
+);
 
-simple_action!(Check, "check", "Check a checkbox or radio (no-op when checked)", "Check a checkbox, radio or switch.", "checked", |tab, target, deadline| {
-    set_checked(&tab, &target, true, deadline).await
-});
+simple_action!(
+    Check,
+    "check",
+    "Check a checkbox or radio (no-op when checked)",
+    "Check a checkbox, radio or switch.",
+    "checked",
+    |tab, target, deadline| { set_checked(&tab, &target, true, deadline).await }
+);
 
-simple_action!(Uncheck, "uncheck", "Uncheck a checkbox (no-op when unchecked)", "Uncheck a checkbox or switch.", "unchecked", |tab, target, deadline| {
-    set_checked(&tab, &target, false, deadline).await
-});
+simple_action!(
+    Uncheck,
+    "uncheck",
+    "Uncheck a checkbox (no-op when unchecked)",
+    "Uncheck a checkbox or switch.",
+    "unchecked",
+    |tab, target, deadline| { set_checked(&tab, &target, false, deadline).await }
+);
 
 async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
     let mut frames = tab.frames().await;
@@ -248,12 +301,20 @@ async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
     let at = act::locate(&frames, target)?;
     let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
     if v.get("notCheckable").is_some() {
-        return Err(ApiError::invalid(format!("{} is not a checkbox, radio or switch", at.label())));
+        return Err(ApiError::invalid(format!(
+            "{} is not a checkbox, radio or switch",
+            at.label()
+        )));
     }
     Ok(v["ok"] == true)
 }
 
-async fn set_checked(tab: &Tab, target: &str, want: bool, deadline: Instant) -> Result<Option<Value>, ApiError> {
+async fn set_checked(
+    tab: &Tab,
+    target: &str,
+    want: bool,
+    deadline: Instant,
+) -> Result<Option<Value>, ApiError> {
     if checked_state(tab, target).await? == want {
         return Ok(Some(json!(want)));
     }
@@ -289,11 +350,17 @@ impl Command for Type {
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
         let (target, text) = (self.target.clone(), self.text.clone());
-        perform(&mut cx, "typed into", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
-            click_target(&tab, &target, Button::Left, 1, 0, deadline).await?;
-            act::type_text(&tab, &text).await?;
-            read_value(&tab, &target).await
-        })
+        perform(
+            &mut cx,
+            "typed into",
+            Some(&self.target),
+            self.snapshot_after,
+            |tab, deadline| async move {
+                click_target(&tab, &target, Button::Left, 1, 0, deadline).await?;
+                act::type_text(&tab, &text).await?;
+                read_value(&tab, &target).await
+            },
+        )
         .await
     }
 
@@ -331,30 +398,41 @@ impl Command for Fill {
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
         let (target, text) = (self.target.clone(), self.text.clone());
-        perform(&mut cx, "filled", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
-            let mut frames = tab.frames().await;
-            frames.main(&tab);
-            let at = act::locate(&frames, &target)?;
-            act::point(&mut frames, &at, true, false, deadline).await?;
-            let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
-            if v.get("disabled").is_some() {
-                return Err(ApiError::invalid(format!("{} is disabled", at.label())));
-            }
-            if v.get("readonly").is_some() {
-                return Err(ApiError::invalid(format!("{} is read-only", at.label())));
-            }
-            if let Some(kind) = v.get("notFillable") {
-                return Err(ApiError::invalid(format!("{} is a {kind}, not a text field", at.label()))
-                    .with_hint("use select for dropdowns, check/uncheck for checkboxes, upload for files"));
-            }
-            if text.is_empty() {
-                act::lib(&mut frames, &at, &format!("clear({})", at.js())).await?;
-            } else {
-                act::insert_text(&tab, &text).await?;
-            }
-            let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
-            Ok(v.get("ok").cloned())
-        })
+        perform(
+            &mut cx,
+            "filled",
+            Some(&self.target),
+            self.snapshot_after,
+            |tab, deadline| async move {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let at = act::locate(&frames, &target)?;
+                act::point(&mut frames, &at, true, false, deadline).await?;
+                let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
+                if v.get("disabled").is_some() {
+                    return Err(ApiError::invalid(format!("{} is disabled", at.label())));
+                }
+                if v.get("readonly").is_some() {
+                    return Err(ApiError::invalid(format!("{} is read-only", at.label())));
+                }
+                if let Some(kind) = v.get("notFillable") {
+                    return Err(ApiError::invalid(format!(
+                        "{} is a {kind}, not a text field",
+                        at.label()
+                    ))
+                    .with_hint(
+                        "use select for dropdowns, check/uncheck for checkboxes, upload for files",
+                    ));
+                }
+                if text.is_empty() {
+                    act::lib(&mut frames, &at, &format!("clear({})", at.js())).await?;
+                } else {
+                    act::insert_text(&tab, &text).await?;
+                }
+                let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
+                Ok(v.get("ok").cloned())
+            },
+        )
         .await
     }
 
@@ -386,17 +464,35 @@ impl Command for Press {
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
         let combo = keys::combo(&self.key)?;
         let target = self.target.clone();
-        let label = format!("{}{}", self.key, self.target.as_ref().map(|t| format!(" on {t}")).unwrap_or_default());
-        perform(&mut cx, "pressed", Some(&label), self.snapshot_after, |tab, _deadline| async move {
-            if let Some(target) = target {
-                let mut frames = tab.frames().await;
-                frames.main(&tab);
-                let at = act::locate(&frames, &target)?;
-                act::lib(&mut frames, &at, &format!("run({}, el => el.focus())", at.js())).await?;
-            }
-            act::press(&tab, &combo).await?;
-            Ok(None)
-        })
+        let label = format!(
+            "{}{}",
+            self.key,
+            self.target
+                .as_ref()
+                .map(|t| format!(" on {t}"))
+                .unwrap_or_default()
+        );
+        perform(
+            &mut cx,
+            "pressed",
+            Some(&label),
+            self.snapshot_after,
+            |tab, _deadline| async move {
+                if let Some(target) = target {
+                    let mut frames = tab.frames().await;
+                    frames.main(&tab);
+                    let at = act::locate(&frames, &target)?;
+                    act::lib(
+                        &mut frames,
+                        &at,
+                        &format!("run({}, el => el.focus())", at.js()),
+                    )
+                    .await?;
+                }
+                act::press(&tab, &combo).await?;
+                Ok(None)
+            },
+        )
         .await
     }
 
@@ -427,30 +523,52 @@ impl Command for Select {
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
         if self.values.is_empty() {
-            return Err(ApiError::invalid("select needs at least one value or label"));
+            return Err(ApiError::invalid(
+                "select needs at least one value or label",
+            ));
         }
         let (target, values) = (self.target.clone(), self.values.clone());
-        perform(&mut cx, "selected in", Some(&self.target), self.snapshot_after, |tab, deadline| async move {
-            let mut frames = tab.frames().await;
-            frames.main(&tab);
-            let at = act::locate(&frames, &target)?;
-            act::point(&mut frames, &at, true, false, deadline).await?;
-            let v = act::lib(&mut frames, &at, &format!("select({}, {})", at.js(), json!(values))).await?;
-            if v.get("notSelect").is_some() {
-                return Err(ApiError::invalid(format!("{} is not a <select>", at.label())));
-            }
-            if v.get("notMultiple").is_some() {
-                return Err(ApiError::invalid(format!("{} takes one option", at.label())));
-            }
-            if v.get("disabled").is_some() {
-                return Err(ApiError::invalid(format!("{} is disabled", at.label())));
-            }
-            if let Some(missing) = v.get("noOption") {
-                return Err(ApiError::not_found(format!("{} has no option {missing}", at.label()))
+        perform(
+            &mut cx,
+            "selected in",
+            Some(&self.target),
+            self.snapshot_after,
+            |tab, deadline| async move {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let at = act::locate(&frames, &target)?;
+                act::point(&mut frames, &at, true, false, deadline).await?;
+                let v = act::lib(
+                    &mut frames,
+                    &at,
+                    &format!("select({}, {})", at.js(), json!(values)),
+                )
+                .await?;
+                if v.get("notSelect").is_some() {
+                    return Err(ApiError::invalid(format!(
+                        "{} is not a <select>",
+                        at.label()
+                    )));
+                }
+                if v.get("notMultiple").is_some() {
+                    return Err(ApiError::invalid(format!(
+                        "{} takes one option",
+                        at.label()
+                    )));
+                }
+                if v.get("disabled").is_some() {
+                    return Err(ApiError::invalid(format!("{} is disabled", at.label())));
+                }
+                if let Some(missing) = v.get("noOption") {
+                    return Err(ApiError::not_found(format!(
+                        "{} has no option {missing}",
+                        at.label()
+                    ))
                     .with_hint(format!("its options: {}", v["options"])));
-            }
-            Ok(v.get("ok").cloned())
-        })
+                }
+                Ok(v.get("ok").cloned())
+            },
+        )
         .await
     }
 
@@ -489,21 +607,32 @@ impl Command for Scroll {
         if target.is_none() && dx == 0 && dy == 0 {
             return Err(ApiError::invalid("scroll needs an element, --dx or --dy"));
         }
-        perform(&mut cx, "scrolled", self.target.as_deref(), self.snapshot_after, |tab, _deadline| async move {
-            let mut frames = tab.frames().await;
-            frames.main(&tab);
-            let v = match target {
-                Some(t) => {
-                    let at = act::locate(&frames, &t)?;
-                    act::lib(&mut frames, &at, &format!("scroll({}, {dx}, {dy})", at.js())).await?
-                }
-                None => {
-                    let at = act::locate(&frames, "html")?;
-                    act::lib(&mut frames, &at, &format!("scroll(null, {dx}, {dy})")).await?
-                }
-            };
-            Ok(v.get("ok").cloned().filter(|v| !v.is_null()))
-        })
+        perform(
+            &mut cx,
+            "scrolled",
+            self.target.as_deref(),
+            self.snapshot_after,
+            |tab, _deadline| async move {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let v = match target {
+                    Some(t) => {
+                        let at = act::locate(&frames, &t)?;
+                        act::lib(
+                            &mut frames,
+                            &at,
+                            &format!("scroll({}, {dx}, {dy})", at.js()),
+                        )
+                        .await?
+                    }
+                    None => {
+                        let at = act::locate(&frames, "html")?;
+                        act::lib(&mut frames, &at, &format!("scroll(null, {dx}, {dy})")).await?
+                    }
+                };
+                Ok(v.get("ok").cloned().filter(|v| !v.is_null()))
+            },
+        )
         .await
     }
 
@@ -534,19 +663,25 @@ impl Command for Drag {
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
         let (from, to) = (self.from.clone(), self.to.clone());
         let label = format!("{} → {}", self.from, self.to);
-        perform(&mut cx, "dragged", Some(&label), self.snapshot_after, |tab, deadline| async move {
-            let (a, b) = {
-                let mut frames = tab.frames().await;
-                frames.main(&tab);
-                let at_from = act::locate(&frames, &from)?;
-                let at_to = act::locate(&frames, &to)?;
-                let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
-                let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
-                (a, b)
-            };
-            act::drag(&tab, a, b).await?;
-            Ok(None)
-        })
+        perform(
+            &mut cx,
+            "dragged",
+            Some(&label),
+            self.snapshot_after,
+            |tab, deadline| async move {
+                let (a, b) = {
+                    let mut frames = tab.frames().await;
+                    frames.main(&tab);
+                    let at_from = act::locate(&frames, &from)?;
+                    let at_to = act::locate(&frames, &to)?;
+                    let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
+                    let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
+                    (a, b)
+                };
+                act::drag(&tab, a, b).await?;
+                Ok(None)
+            },
+        )
         .await
     }
 
@@ -591,7 +726,10 @@ impl Command for Upload {
         let mut files = Vec::new();
         for f in &self.files {
             if !f.is_absolute() {
-                return Err(ApiError::invalid(format!("{} is not an absolute path", f.display())));
+                return Err(ApiError::invalid(format!(
+                    "{} is not an absolute path",
+                    f.display()
+                )));
             }
             if !f.is_file() {
                 return Err(ApiError::not_found(format!("no file at {}", f.display())));
@@ -599,13 +737,19 @@ impl Command for Upload {
             files.push(f.display().to_string());
         }
         let target = self.target.clone();
-        perform(&mut cx, "uploaded to", Some(&self.target), self.snapshot_after, |tab, _deadline| async move {
-            let mut frames = tab.frames().await;
-            frames.main(&tab);
-            let at = act::locate(&frames, &target)?;
-            act::upload(&mut frames, &at, &files).await?;
-            Ok(Some(json!(files)))
-        })
+        perform(
+            &mut cx,
+            "uploaded to",
+            Some(&self.target),
+            self.snapshot_after,
+            |tab, _deadline| async move {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                let at = act::locate(&frames, &target)?;
+                act::upload(&mut frames, &at, &files).await?;
+                Ok(Some(json!(files)))
+            },
+        )
         .await
     }
 

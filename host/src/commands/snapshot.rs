@@ -44,7 +44,9 @@ impl Command for Snapshot {
     async fn run(self, mut cx: Cx) -> Result<Shot, ApiError> {
         let scope = self.scope.as_deref().map(Target::parse).transpose()?;
         if let Some(Target::Selector(s)) = &scope {
-            return Err(ApiError::invalid(format!("--scope takes a ref like @e12, not {s:?}")));
+            return Err(ApiError::invalid(format!(
+                "--scope takes a ref like @e12, not {s:?}"
+            )));
         }
         if self.max_chars == Some(0) {
             return Err(ApiError::invalid("--max-chars must be at least 1"));

@@ -10,7 +10,10 @@ fn open(s: &SessionGuard) {
 }
 
 fn log(s: &SessionGuard) -> String {
-    s.ok("text", json!({ "target": "#log" }))["text"].as_str().unwrap_or_default().to_string()
+    s.ok("text", json!({ "target": "#log" }))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -22,7 +25,10 @@ fn click_reports_the_covering_element_and_never_clicks_it() {
     }));
     assert_eq!(resp["error"]["code"], "timeout", "{resp}");
     let msg = resp["error"]["message"].as_str().unwrap_or_default();
-    assert!(msg.contains("\"#under\" is covered by") && msg.contains("Accept cookies"), "{msg}");
+    assert!(
+        msg.contains("\"#under\" is covered by") && msg.contains("Accept cookies"),
+        "{msg}"
+    );
     assert_eq!(log(&s), "none", "nothing was clicked");
     s.ok("click", json!({ "target": "#accept" }));
     s.ok("click", json!({ "target": "#under" }));
@@ -38,7 +44,13 @@ fn click_waits_for_a_disabled_button_to_become_enabled() {
         "session": s.name, "command": "click", "timeout_ms": 700, "args": { "target": "#later" }
     }));
     assert_eq!(resp["error"]["code"], "timeout", "{resp}");
-    assert!(resp["error"]["message"].as_str().unwrap_or_default().contains("is disabled"), "{resp}");
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("is disabled"),
+        "{resp}"
+    );
     s.ok("click", json!({ "target": "#enabler" }));
     s.ok("click", json!({ "target": "#later" }));
     assert_eq!(log(&s), "later");
@@ -49,7 +61,12 @@ fn click_reaches_offscreen_moving_rotated_and_wrapped_targets() {
     let s = session!();
     open(&s);
     s.ok("click", json!({ "target": "#accept" }));
-    for (target, expect) in [("#deep", "deep"), ("#mover", "mover"), ("#rotated", "rotated"), ("#wrapped", "wrapped")] {
+    for (target, expect) in [
+        ("#deep", "deep"),
+        ("#mover", "mover"),
+        ("#rotated", "rotated"),
+        ("#wrapped", "wrapped"),
+    ] {
         s.ok("click", json!({ "target": target }));
         assert_eq!(log(&s), expect, "{target}");
     }
@@ -63,13 +80,30 @@ fn click_refuses_hidden_and_missing_targets_precisely() {
         "session": s.name, "command": "click", "timeout_ms": 600, "args": { "target": "#nothing-here" }
     }));
     assert_eq!(resp["error"]["code"], "not_found", "{resp}");
-    s.ok("eval", json!({ "script": "document.getElementById('enabler').style.visibility = 'hidden'" }));
+    s.ok(
+        "eval",
+        json!({ "script": "document.getElementById('enabler').style.visibility = 'hidden'" }),
+    );
     let resp = s.daemon.request(json!({
         "session": s.name, "command": "click", "timeout_ms": 600, "args": { "target": "#enabler" }
     }));
-    assert!(resp["error"]["message"].as_str().unwrap_or_default().contains("is not visible"), "{resp}");
-    s.err("click", json!({ "target": "#accept", "count": 9 }), "invalid_argument");
-    s.err("click", json!({ "target": "#accept", "modifiers": ["Hyper"] }), "invalid_argument");
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("is not visible"),
+        "{resp}"
+    );
+    s.err(
+        "click",
+        json!({ "target": "#accept", "count": 9 }),
+        "invalid_argument",
+    );
+    s.err(
+        "click",
+        json!({ "target": "#accept", "modifiers": ["Hyper"] }),
+        "invalid_argument",
+    );
     s.err("click", json!({ "target": "a[" }), "invalid_argument");
 }
 
@@ -79,9 +113,20 @@ fn check_and_uncheck_work_through_labels_and_zero_size_inputs() {
     open(&s);
     s.ok("click", json!({ "target": "#accept" }));
     assert_eq!(s.ok("check", json!({ "target": "#terms" }))["value"], true);
-    assert_eq!(s.ok("check", json!({ "target": "#terms" }))["value"], true, "no-op when checked");
-    assert_eq!(s.ok("uncheck", json!({ "target": "#terms" }))["value"], false);
-    assert_eq!(s.ok("check", json!({ "target": "#ghost" }))["value"], true, "zero-size input via its label");
+    assert_eq!(
+        s.ok("check", json!({ "target": "#terms" }))["value"],
+        true,
+        "no-op when checked"
+    );
+    assert_eq!(
+        s.ok("uncheck", json!({ "target": "#terms" }))["value"],
+        false
+    );
+    assert_eq!(
+        s.ok("check", json!({ "target": "#ghost" }))["value"],
+        true,
+        "zero-size input via its label"
+    );
     s.err("check", json!({ "target": "#name" }), "invalid_argument");
 }
 
@@ -90,10 +135,23 @@ fn fill_type_and_press_produce_real_input() {
     let s = session!();
     open(&s);
     s.ok("click", json!({ "target": "#accept" }));
-    assert_eq!(s.ok("fill", json!({ "target": "#name", "text": "Ada" }))["value"], "Ada");
-    assert_eq!(s.ok("type", json!({ "target": "#name", "text": " L." }))["value"], "Ada L.");
-    assert_eq!(s.ok("fill", json!({ "target": "#name", "text": "" }))["value"], "");
-    s.err("fill", json!({ "target": "#size", "text": "x" }), "invalid_argument");
+    assert_eq!(
+        s.ok("fill", json!({ "target": "#name", "text": "Ada" }))["value"],
+        "Ada"
+    );
+    assert_eq!(
+        s.ok("type", json!({ "target": "#name", "text": " L." }))["value"],
+        "Ada L."
+    );
+    assert_eq!(
+        s.ok("fill", json!({ "target": "#name", "text": "" }))["value"],
+        ""
+    );
+    s.err(
+        "fill",
+        json!({ "target": "#size", "text": "x" }),
+        "invalid_argument",
+    );
     s.ok("press", json!({ "key": "Control+a", "target": "#keys" }));
     assert_eq!(log(&s), "key:Ctrl+a");
     s.ok("press", json!({ "key": "Enter" }));
@@ -105,14 +163,41 @@ fn fill_type_and_press_produce_real_input() {
 fn select_by_value_by_label_and_several() {
     let s = session!();
     open(&s);
-    assert_eq!(s.ok("select", json!({ "target": "#size", "values": ["l"] }))["value"], json!(["l"]));
-    assert_eq!(s.ok("select", json!({ "target": "#size", "values": ["Medium"] }))["value"], json!(["m"]));
+    assert_eq!(
+        s.ok("select", json!({ "target": "#size", "values": ["l"] }))["value"],
+        json!(["l"])
+    );
+    assert_eq!(
+        s.ok("select", json!({ "target": "#size", "values": ["Medium"] }))["value"],
+        json!(["m"])
+    );
     assert_eq!(s.ok("value", json!({ "target": "#size" }))["value"], "m");
-    assert_eq!(s.ok("select", json!({ "target": "#multi", "values": ["a", "Gamma"] }))["value"], json!(["a", "c"]));
-    let e = s.err("select", json!({ "target": "#size", "values": ["Huge"] }), "not_found");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("Medium"), "{e}");
-    s.err("select", json!({ "target": "#size", "values": ["s", "m"] }), "invalid_argument");
-    s.err("select", json!({ "target": "#name", "values": ["x"] }), "invalid_argument");
+    assert_eq!(
+        s.ok(
+            "select",
+            json!({ "target": "#multi", "values": ["a", "Gamma"] })
+        )["value"],
+        json!(["a", "c"])
+    );
+    let e = s.err(
+        "select",
+        json!({ "target": "#size", "values": ["Huge"] }),
+        "not_found",
+    );
+    assert!(
+        e["hint"].as_str().unwrap_or_default().contains("Medium"),
+        "{e}"
+    );
+    s.err(
+        "select",
+        json!({ "target": "#size", "values": ["s", "m"] }),
+        "invalid_argument",
+    );
+    s.err(
+        "select",
+        json!({ "target": "#name", "values": ["x"] }),
+        "invalid_argument",
+    );
 }
 
 #[test]
@@ -124,9 +209,23 @@ fn upload_sets_files_and_refuses_missing_ones() {
     std::fs::write(&file, b"hello").expect("write");
     s.ok("upload", json!({ "target": "#file", "files": [file] }));
     assert_eq!(log(&s), "file:notes.txt");
-    let e = s.err("upload", json!({ "target": "#file", "files": [dir.path().join("missing.txt")] }), "not_found");
-    assert!(e["message"].as_str().unwrap_or_default().contains("missing.txt"), "{e}");
-    s.err("upload", json!({ "target": "#name", "files": [file] }), "invalid_argument");
+    let e = s.err(
+        "upload",
+        json!({ "target": "#file", "files": [dir.path().join("missing.txt")] }),
+        "not_found",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("missing.txt"),
+        "{e}"
+    );
+    s.err(
+        "upload",
+        json!({ "target": "#name", "files": [file] }),
+        "invalid_argument",
+    );
 }
 
 #[test]
@@ -135,9 +234,18 @@ fn hover_focus_scroll_and_drag() {
     open(&s);
     s.ok("click", json!({ "target": "#accept" }));
     s.ok("focus", json!({ "target": "#name" }));
-    assert_eq!(s.ok("eval", json!({ "script": "document.activeElement.id" }))["value"], "name");
+    assert_eq!(
+        s.ok("eval", json!({ "script": "document.activeElement.id" }))["value"],
+        "name"
+    );
     s.ok("hover", json!({ "target": "#enabler" }));
-    assert_eq!(s.ok("eval", json!({ "script": "document.querySelector('#enabler:hover') !== null" }))["value"], true);
+    assert_eq!(
+        s.ok(
+            "eval",
+            json!({ "script": "document.querySelector('#enabler:hover') !== null" })
+        )["value"],
+        true
+    );
     let out = s.ok("scroll", json!({ "dy": 300 }));
     assert_eq!(out["value"], json!([0, 300]));
     s.ok("scroll", json!({ "target": "#deep" }));
@@ -151,10 +259,19 @@ fn hover_focus_scroll_and_drag() {
 fn actions_by_ref_use_the_snapshot_refs() {
     let s = session!();
     open(&s);
-    let text = s.ok("snapshot", json!({ "interactive": true }))["text"].as_str().unwrap_or_default().to_string();
-    let accept = text.lines().find(|l| l.contains("\"Accept cookies\"")).expect("accept line");
+    let text = s.ok("snapshot", json!({ "interactive": true }))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let accept = text
+        .lines()
+        .find(|l| l.contains("\"Accept cookies\""))
+        .expect("accept line");
     let r = accept.trim_start().split(' ').next().expect("ref");
     let out = s.ok("click", json!({ "target": r, "snapshot_after": "diff" }));
     let diff = out["snapshot"].as_str().unwrap_or_default();
-    assert!(diff.contains("- ") && diff.contains("Accept cookies"), "{diff}");
+    assert!(
+        diff.contains("- ") && diff.contains("Accept cookies"),
+        "{diff}"
+    );
 }

@@ -5,20 +5,24 @@ use serde_json::json;
 use crate::{SessionGuard, session, web};
 
 fn snap(s: &SessionGuard, args: serde_json::Value) -> String {
-    s.ok("snapshot", args)["text"].as_str().unwrap_or_default().to_string()
+    s.ok("snapshot", args)["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
-/// The ref on the line containing `needle`.
+/// The ref of the element whose line or inline token contains `needle`.
 fn ref_of(text: &str, needle: &str) -> String {
     let line = text
         .lines()
         .find(|l| l.contains(needle))
         .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
-    line.trim_start()
-        .split(' ')
-        .next()
-        .filter(|r| r.starts_with('@'))
-        .unwrap_or_else(|| panic!("line {line:?} has no ref"))
+    let before = &line[..line.find(needle).unwrap_or(0)];
+    before
+        .split_whitespace()
+        .rev()
+        .find(|t| t.starts_with('@'))
+        .unwrap_or_else(|| panic!("line {line:?} has no ref before {needle:?}"))
         .to_string()
 }
 
@@ -36,7 +40,13 @@ fn hidden_and_aria_hidden_content_is_left_out() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let text = snap(&s, json!({}));
-    for absent in ["display none text", "visibility hidden text", "Hidden by aria", "hidden attribute text", "csrf"] {
+    for absent in [
+        "display none text",
+        "visibility hidden text",
+        "Hidden by aria",
+        "hidden attribute text",
+        "csrf",
+    ] {
         assert!(!text.contains(absent), "{absent:?} leaked into\n{text}");
     }
     assert!(text.contains("but this child shows"), "{text}");
@@ -57,7 +67,10 @@ fn shadow_roots_are_stitched_in_and_their_buttons_work() {
 fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
-    s.ok("wait", json!({ "fn": "document.querySelectorAll('iframe')[1].getBoundingClientRect().width > 0" }));
+    s.ok(
+        "wait",
+        json!({ "fn": "document.querySelectorAll('iframe')[1].getBoundingClientRect().width > 0" }),
+    );
     // The cross-site frame loads on its own; wait until both children answer.
     let mut text = String::new();
     for _ in 0..50 {
@@ -71,9 +84,18 @@ fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
     let refs: Vec<String> = text
         .lines()
         .filter(|l| l.contains("\"Press me\""))
-        .map(|l| l.trim_start().split(' ').next().unwrap_or_default().to_string())
+        .map(|l| {
+            l.trim_start()
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect();
-    assert!(refs.iter().all(|r| r.starts_with("@f")), "frame refs carry their frame: {refs:?}");
+    assert!(
+        refs.iter().all(|r| r.starts_with("@f")),
+        "frame refs carry their frame: {refs:?}"
+    );
     s.ok("click", json!({ "target": refs[0] }));
     s.ok("click", json!({ "target": refs[1] }));
     let after = snap(&s, json!({}));
@@ -96,10 +118,20 @@ fn refs_are_stable_across_snapshots_and_fail_closed_when_stale() {
     let third = snap(&s, json!({}));
     let fewer = ref_of(&third, "\"Fewer options\"");
     assert_ne!(fewer, more);
-    assert_eq!(ref_of(&third, "\"Email\""), email, "untouched nodes keep their ref");
+    assert_eq!(
+        ref_of(&third, "\"Email\""),
+        email,
+        "untouched nodes keep their ref"
+    );
     let e = s.err("click", json!({ "target": more }), "not_found");
-    assert!(e["message"].as_str().unwrap_or_default().contains("stale"), "{e}");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("snapshot"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap_or_default().contains("stale"),
+        "{e}"
+    );
+    assert!(
+        e["hint"].as_str().unwrap_or_default().contains("snapshot"),
+        "{e}"
+    );
 
     // A removed node's ref is refused, even if another node takes its place.
     s.ok("eval", json!({ "script": "const e = document.getElementById('email'); const n = e.cloneNode(); e.replaceWith(n)" }));
@@ -112,7 +144,11 @@ fn refs_are_stable_across_snapshots_and_fail_closed_when_stale() {
     let fresh = snap(&s, json!({}));
     assert_ne!(ref_of(&fresh, "\"Email\""), email);
     s.err("click", json!({ "target": "@e99999" }), "not_found");
-    s.err("click", json!({ "target": "@nonsense" }), "invalid_argument");
+    s.err(
+        "click",
+        json!({ "target": "@nonsense" }),
+        "invalid_argument",
+    );
 }
 
 #[test]
@@ -121,20 +157,42 @@ fn snapshot_options_narrow_the_outline() {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let full = snap(&s, json!({}));
     let interactive = snap(&s, json!({ "interactive": true }));
-    assert!(interactive.lines().skip(1).all(|l| l.trim_start().starts_with('@')), "{interactive}");
-    assert_eq!(interactive.lines().count() - 1, full.lines().filter(|l| l.trim_start().starts_with('@')).count());
+    assert!(
+        interactive
+            .lines()
+            .skip(1)
+            .all(|l| l.trim_start().starts_with('@')),
+        "{interactive}"
+    );
+    assert_eq!(
+        interactive.lines().count() - 1,
+        full.lines()
+            .filter(|l| l.trim_start().starts_with('@'))
+            .count()
+    );
 
     let form = ref_of(&full, "\"More options\"");
     let _ = form;
     let shallow = snap(&s, json!({ "depth": 0 }));
-    assert!(shallow.lines().skip(1).all(|l| !l.starts_with("  ")), "{shallow}");
+    assert!(
+        shallow.lines().skip(1).all(|l| !l.starts_with("  ")),
+        "{shallow}"
+    );
 
     let urls = snap(&s, json!({ "urls": true }));
-    assert!(urls.contains("link \"Deals\" → http://127.0.0.1:"), "{urls}");
+    assert!(
+        urls.contains("link \"Deals\" → http://127.0.0.1:"),
+        "{urls}"
+    );
 
     let out = s.ok("snapshot", json!({ "max_chars": 200 }));
     assert_eq!(out["truncated"], true);
-    assert!(out["text"].as_str().unwrap_or_default().contains("truncated"));
+    assert!(
+        out["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("truncated")
+    );
     s.err("snapshot", json!({ "max_chars": 0 }), "invalid_argument");
     s.err("snapshot", json!({ "scope": "main" }), "invalid_argument");
     s.err("snapshot", json!({ "scope": "@e424242" }), "not_found");
@@ -171,11 +229,16 @@ fn diff_returns_only_what_changed() {
     let same = snap(&s, json!({ "diff": true }));
     assert_eq!(same, "(no changes)");
     let save = ref_of(&full, "\"Save my details\"");
-    let out = s.ok("uncheck", json!({ "target": save, "snapshot_after": "diff" }));
+    let out = s.ok(
+        "uncheck",
+        json!({ "target": save, "snapshot_after": "diff" }),
+    );
     let diff = out["snapshot"].as_str().unwrap_or_default();
     assert_eq!(
         diff,
-        format!("-   {save} checkbox \"Save my details\" [checked]\n+   {save} checkbox \"Save my details\"")
+        format!(
+            "-   {save} checkbox \"Save my details\" [checked]\n+   {save} checkbox \"Save my details\""
+        )
     );
 }
 
@@ -187,6 +250,68 @@ fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
     let about = ref_of(&text, "link \"About\"");
     s.ok("click", json!({ "target": about }));
     let after = snap(&s, json!({}));
-    assert!(after.contains("About view") && after.contains("button \"Contact us\""), "{after}");
-    assert_eq!(s.ok("url", json!({}))["url"], web().url("snap/spa.html?view=about"));
+    assert!(
+        after.contains("About view") && after.contains("button \"Contact us\""),
+        "{after}"
+    );
+    assert_eq!(
+        s.ok("url", json!({}))["url"],
+        web().url("snap/spa.html?view=about")
+    );
+}
+
+/// The share of visible interactive elements (links, buttons, form fields)
+/// that carry a ref, on the real-world pages in `../shared/corpus`.
+#[test]
+fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability");
+    let Ok(entries) = std::fs::read_dir(&corpus) else {
+        eprintln!(
+            "corpus not found at {}: skipping the coverage check",
+            corpus.display()
+        );
+        return;
+    };
+    let mut pages: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path().join("source.html"))
+        .filter(|p| p.is_file())
+        .collect();
+    pages.sort();
+    let s = session!();
+    const COUNT: &str = "[...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem]')]
+        .filter(e => !e.closest('[aria-hidden=true], [inert]') && e.checkVisibility({visibilityProperty: true}) && [...e.getClientRects()].some(r => r.width > 0 || r.height > 0)).length";
+    let mut report = Vec::new();
+    for page in &pages {
+        let url = format!("file://{}", page.display());
+        if s.cmd("goto", json!({ "url": url, "until": "domcontentloaded" }))["ok"] != true {
+            continue;
+        }
+        let visible = s.ok("eval", json!({ "script": COUNT }))["value"]
+            .as_u64()
+            .unwrap_or(0);
+        let out = s.ok("snapshot", json!({}));
+        let refs = out["refs"].as_u64().unwrap_or(0);
+        let name = page
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        report.push(format!(
+            "{name}: {refs} refs / {visible} visible, truncated={}",
+            out["truncated"]
+        ));
+        if visible > 0 {
+            let share = refs as f64 / visible as f64;
+            assert!(
+                share >= 0.95,
+                "{name}: only {refs} of {visible} visible interactive elements have refs\n{}",
+                report.join("\n")
+            );
+        }
+        assert_eq!(out["truncated"], false, "{name} was truncated");
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(!report.is_empty(), "no corpus page loaded");
 }

@@ -13,8 +13,10 @@
   });
 
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'BASE', 'PARAM', 'SOURCE', 'TRACK']);
+  // Roles named by their content. Cells and headers are too in ARIA, but in an
+  // outline that repeats every cell's text; they show their content instead.
   const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-    'option', 'checkbox', 'radio', 'switch', 'treeitem', 'tooltip', 'cell', 'columnheader', 'rowheader', 'clickable', 'summary']);
+    'option', 'checkbox', 'radio', 'switch', 'treeitem', 'tooltip', 'clickable', 'summary']);
   const INTERACTIVE = new Set(['link', 'button', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox',
     'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'clickable']);
   const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
@@ -79,6 +81,11 @@
     if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return '';
     if (el.tagName === 'IMG') return el.getAttribute('alt') || '';
     if (el.tagName === 'INPUT') return el.type === 'submit' || el.type === 'button' ? el.value : '';
+    // Most names (links, buttons) are a bare text node: skip style lookups.
+    if (el.childElementCount === 0 && !el.shadowRoot && el.tagName !== 'SLOT') {
+      if (depth > 0) { const aria = el.getAttribute('aria-label'); if (aria) return aria; }
+      return el.textContent;
+    }
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
     if (style.display === 'none') return '';
     const aria = el.getAttribute('aria-label');
@@ -288,43 +295,118 @@
   }
 
   // Item tree -> lines [depth, text] (frames as [depth, null, index]).
-  function emit(items, depth, st, lines) {
-    let run = '';
-    const flush = () => {
-      const s = norm(run).replace(/^(· )+|( ·)+$/g, '').replace(/( · )+/g, ' · ');
-      run = '';
-      // Runs of only punctuation (separators between links) carry nothing.
-      if (s && /[\p{L}\p{N}]/u.test(s) && !st.interactive && (st.depth === null || depth <= st.depth)) push(lines, st, depth, 'text: ' + clip(s, st.textClip));
-    };
-    for (const it of items) {
-      if (st.full) return;
-      if (it.t === 'text') { run += (it.brk && run ? ' · ' : '') + it.s + (it.brkAfter ? ' · ' : ''); continue; }
-      flush();
-      if (it.t === 'frame') {
-        if (st.depth !== null && depth > st.depth) continue;
-        push(lines, st, depth, 'iframe' + (it.name ? ' ' + JSON.stringify(clip(it.name, 100)) : ''));
-        lines.push([depth + 1, null, it.i]);
-        continue;
+  //
+  // Text flows stay on one line: a paragraph with inline links prints as
+  // `paragraph: The @e5 "quick" fox …` rather than a line per run and link.
+  // That is what keeps a link-dense article (3,300 links on wikipedia-2)
+  // under the node cap with every link still carrying its ref.
+  function lineOf(it, st) {
+    let line = (it.ref !== null ? '@' + st.prefix + 'e' + it.ref + ' ' : '') + it.role;
+    if (it.name) line += ' ' + JSON.stringify(clip(it.name, 100));
+    if (it.info) line += ' ' + it.info;
+    if (it.url) line += ' → ' + it.url;
+    return line;
+  }
+  function tokenOf(it, st) {
+    let tok = '@' + st.prefix + 'e' + it.ref + (it.role === 'link' ? '' : ' ' + it.role);
+    if (it.name) tok += ' ' + JSON.stringify(clip(it.name, 100));
+    if (it.info) tok += ' ' + it.info;
+    if (it.url) tok += ' → ' + it.url;
+    return tok;
+  }
+  // Whether an item can sit inside a line of text.
+  const inlineRef = (it) => it.t === 'el' && it.ref !== null && !it.block && it.kids.every((k) => k.t === 'text');
+  const hasWords = (s) => /[\p{L}\p{N}]/u.test(s);
+
+  // Splits kids into flows: [{flow: [...text/ref tokens]}] or {item}.
+  function segments(kids) {
+    const out = [];
+    let flow = null;
+    for (const k of kids) {
+      if (k.t === 'text' || inlineRef(k)) {
+        if (!flow) { flow = []; out.push({ flow }); }
+        if (k.t === 'text' && k.brk && flow.length) flow.push({ sep: true });
+        flow.push(k);
+        if (k.t === 'text' && k.brkAfter) flow.push({ sep: true });
+      } else {
+        flow = null;
+        out.push({ item: k });
       }
-      const onlyText = it.kids.length > 0 && it.kids.every((k) => k.t === 'text');
-      let line = (it.ref !== null ? '@' + st.prefix + 'e' + it.ref + ' ' : '') + it.role;
-      if (it.name) line += ' ' + JSON.stringify(clip(it.name, 100));
-      if (it.info) line += ' ' + it.info;
-      if (it.url) line += ' → ' + it.url;
-      if (onlyText) {
-        const s = norm(it.kids.map((k) => (k.brk ? ' · ' : '') + k.s + (k.brkAfter ? ' · ' : '')).join('')).replace(/^· | ·$/g, '');
-        if (s && s !== it.name) line += ': ' + clip(s, st.textClip);
-      }
-      if (st.interactive) {
-        if (it.ref !== null) push(lines, st, 0, line);
-        if (!onlyText) emit(it.kids, 0, st, lines);
-        continue;
-      }
-      if (st.depth !== null && depth > st.depth) continue;
-      push(lines, st, depth, line);
-      if (!onlyText) emit(it.kids, depth + 1, st, lines);
     }
-    flush();
+    return out;
+  }
+
+  // A flow's text is clipped (st.textClip characters in all), its refs never:
+  // past the budget, text between refs shrinks to '…'.
+  function flowText(flow, st) {
+    let out = '';
+    let budget = st.textClip;
+    let elided = false;
+    for (const k of flow) {
+      if (k.sep) { if (budget > 0) out += ' · '; continue; }
+      if (k.t === 'text') {
+        if (budget <= 0) { if (!elided && hasWords(k.s)) { out += '…'; elided = true; } continue; }
+        const piece = clip(k.s, Math.max(budget, 2));
+        budget -= piece.length;
+        out += piece;
+        elided = piece.endsWith('…');
+      } else {
+        out += ' ' + tokenOf(k, st) + ' ';
+        elided = false;
+      }
+    }
+    return norm(out).replace(/^(· )+|( ·)+$/g, '').replace(/( · )+/g, ' · ');
+  }
+
+  function emitFlow(flow, depth, st, lines) {
+    const words = flow.some((k) => k.t === 'text' && hasWords(k.s));
+    const refs = flow.filter((k) => k.t === 'el');
+    if (st.interactive || !words) {
+      // No text around them: each ref on its own line.
+      for (const r of refs) emitItem(r, st.interactive ? 0 : depth, st, lines);
+      return;
+    }
+    if (st.depth !== null && depth > st.depth) return;
+    push(lines, st, depth, 'text: ' + flowText(flow, st));
+  }
+
+  function emitItem(it, depth, st, lines) {
+    if (st.full) return;
+    if (it.t === 'frame') {
+      if (st.depth !== null && depth > st.depth) return;
+      push(lines, st, depth, 'iframe' + (it.name ? ' ' + JSON.stringify(clip(it.name, 100)) : ''));
+      lines.push([depth + 1, null, it.i]);
+      return;
+    }
+    if (st.interactive) {
+      if (it.ref !== null) push(lines, st, 0, lineOf(it, st));
+      emit(it.kids, 0, st, lines);
+      return;
+    }
+    if (st.depth !== null && depth > st.depth) return;
+    const segs = segments(it.kids);
+    let line = lineOf(it, st);
+    // A lone flow with words joins its element's line.
+    if (segs.length === 1 && segs[0].flow && segs[0].flow.some((k) => k.t === 'text' && hasWords(k.s))) {
+      const text = flowText(segs[0].flow, st);
+      if (text && text !== it.name) line += ': ' + text;
+      push(lines, st, depth, line);
+      return;
+    }
+    push(lines, st, depth, line);
+    emitSegments(segs, depth + 1, st, lines);
+  }
+
+  function emitSegments(segs, depth, st, lines) {
+    for (const seg of segs) {
+      if (st.full) return;
+      if (seg.flow) emitFlow(seg.flow, depth, st, lines);
+      else emitItem(seg.item, depth, st, lines);
+    }
+  }
+
+  function emit(items, depth, st, lines) {
+    emitSegments(segments(items), depth, st, lines);
   }
 
   function push(lines, st, depth, text) {
@@ -563,7 +645,7 @@
       W.pending = [];
       W.prefix = opts.prefix;
       const st = { next: opts.nextRef, prefix: opts.prefix, interactive: !!opts.interactive, depth: opts.depth ?? null,
-        maxNodes: opts.maxNodes, maxChars: opts.maxChars, urls: !!opts.urls, textClip: opts.textClip || 200,
+        maxNodes: opts.maxNodes, maxChars: opts.maxChars, urls: !!opts.urls, textClip: opts.textClip || 160,
         chars: 0, visited: 0, truncated: false, stop: false, full: false };
       let root = document.body || document.documentElement;
       if (opts.scope !== null && opts.scope !== undefined) {

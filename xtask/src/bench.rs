@@ -86,10 +86,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "| daemon RSS with one session after the eval runs | {} | | |",
         mb(busy_rss)
     );
-    Ok(())
+    super::bench_pages::run(&rig, mb)
 }
 
-fn pct(samples: &mut [Duration], p: usize) -> Duration {
+pub fn pct(samples: &mut [Duration], p: usize) -> Duration {
     samples.sort();
     let i = ((samples.len() * p).div_ceil(100))
         .saturating_sub(1)
@@ -97,6 +97,6 @@ fn pct(samples: &mut [Duration], p: usize) -> Duration {
     samples[i]
 }
 
-fn ms(d: Duration) -> String {
+pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }

@@ -31,7 +31,10 @@ pub fn run() -> Result<(), String> {
             vec!["launch", "--browser-path", &browser_arg],
         ),
         ("open the fixture shop", vec!["goto", &home]),
-        ("read its title", vec!["title"]),
+        (
+            "look at the page: an outline with @e refs",
+            vec!["snapshot"],
+        ),
         ("read the product list", vec!["text", "#products"]),
         (
             "ask the page a question",
@@ -41,26 +44,52 @@ pub fn run() -> Result<(), String> {
             ],
         ),
         ("take a screenshot", vec!["screenshot", "--path", &shot_arg]),
+    ];
+    for (what, args) in steps {
+        step_out(&rig, what, &args)?;
+    }
+    // Act on a ref from the snapshot: the first "Buy" link.
+    let (snap, _) = rig.run_ok(&["snapshot", "--interactive"])?;
+    let buy = snap
+        .lines()
+        .find(|l| l.contains("\"Buy\""))
+        .and_then(|l| l.split_whitespace().next())
+        .ok_or("the fixture shop has no Buy link")?
+        .to_string();
+    let steps: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "click Buy by its ref; see only what changed",
+            vec!["click", &buy, "--snapshot-after", "diff"],
+        ),
+        (
+            "fill the email field",
+            vec!["fill", "#email", "grace@example.test"],
+        ),
+        ("read it back", vec!["value", "#email"]),
         (
             "open the checkout in a second tab",
             vec!["tab", "new", &checkout],
         ),
-        ("read a form field", vec!["value", "#email"]),
         ("list the tabs", vec!["tabs"]),
         ("close the session", vec!["close"]),
     ];
     for (what, args) in steps {
-        println!(
-            "\n# {what}\n$ webrig {}",
-            args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
-        );
-        let (out, took) = rig.run_ok(&args)?;
-        for line in out.lines().take(12) {
-            println!("  {line}");
-        }
-        println!("  ({:.1} ms)", took.as_secs_f64() * 1e3);
+        step_out(&rig, what, &args)?;
     }
     println!("\nscreenshot: {}", shot.display());
+    Ok(())
+}
+
+fn step_out(rig: &Rig, what: &str, args: &[&str]) -> Result<(), String> {
+    println!(
+        "\n# {what}\n$ webrig {}",
+        args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
+    );
+    let (out, took) = rig.run_ok(args)?;
+    for line in out.lines().take(24) {
+        println!("  {line}");
+    }
+    println!("  ({:.1} ms)", took.as_secs_f64() * 1e3);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! manager when possible) and says what it did.
 
 mod bench;
+mod bench_pages;
 mod demo;
 mod rig;
 mod setup;

@@ -40,8 +40,9 @@ pub struct Frames {
     /// ref number → frame ordinal.
     refs: HashMap<u64, u32>,
     next_ref: u64,
-    /// The last snapshot's lines, for `--diff`.
-    pub last_snapshot: Option<Vec<String>>,
+    /// The last snapshot's lines per kind of snapshot (options), for `--diff`:
+    /// an interactive listing is compared with the previous interactive one.
+    pub last_snapshot: HashMap<String, Vec<String>>,
 }
 
 /// A parsed action/reading target.

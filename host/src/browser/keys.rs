@@ -142,11 +142,11 @@ pub fn combo(spec: &str) -> Result<Combo, ApiError> {
     // With Control/Meta/Alt held a key types nothing (it is a shortcut).
     if modifiers & (CONTROL | META | ALT) != 0 {
         main.text = None;
-    } else if modifiers & SHIFT != 0 {
-        if let Some(upper) = main.text.as_ref().map(|t| t.to_uppercase()) {
-            main.key.clone_from(&upper);
-            main.text = Some(upper);
-        }
+    } else if modifiers & SHIFT != 0
+        && let Some(upper) = main.text.as_ref().map(|t| t.to_uppercase())
+    {
+        main.key.clone_from(&upper);
+        main.text = Some(upper);
     }
     Ok(Combo {
         modifiers,

@@ -94,7 +94,14 @@ pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
     }
     let refs = lines.iter().map(|l| count_refs(l)).sum();
     let header = format!("page {:?} {}", walked.title, walked.url);
-    let previous = frames.last_snapshot.replace(lines.clone());
+    let kind = format!(
+        "{}|{:?}|{:?}|{}",
+        opts.interactive,
+        opts.scope.as_ref().map(Target::label),
+        opts.depth,
+        opts.urls
+    );
+    let previous = frames.last_snapshot.insert(kind, lines.clone());
     let text = if opts.diff {
         diff(previous.as_deref().unwrap_or_default(), &lines)
     } else {

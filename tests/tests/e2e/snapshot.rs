@@ -81,6 +81,7 @@ fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert_eq!(text.matches("button \"Press me\"").count(), 2, "{text}");
+    insta::assert_snapshot!("frames", text.replace(&web().port().to_string(), "PORT"));
     let refs: Vec<String> = text
         .lines()
         .filter(|l| l.contains("\"Press me\""))

@@ -103,10 +103,12 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
     root = root.subcommand(
         clap::Command::new("docs")
             .hide(true)
-            .about("Print docs/SURFACE.md generated from the registry")
+            .about(
+                "Print docs/SURFACE.md (or, with --openapi, docs/openapi.json) from the registry",
+            )
             .arg(
-                Arg::new("surface")
-                    .long("surface")
+                Arg::new("openapi")
+                    .long("openapi")
                     .action(ArgAction::SetTrue),
             ),
     );
@@ -160,8 +162,13 @@ pub fn main() -> ExitCode {
     };
     match matches.subcommand() {
         Some(("serve", sub)) => return serve(&globals, sub.get_one::<u32>("watch-pid").copied()),
-        Some(("docs", _)) => {
-            print!("{}", commands::surface::markdown());
+        Some(("docs", sub)) => {
+            if sub.get_flag("openapi") {
+                let doc = commands::openapi::document();
+                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            } else {
+                print!("{}", commands::surface::markdown());
+            }
             return ExitCode::SUCCESS;
         }
         _ => {}

@@ -12,6 +12,7 @@ mod context;
 mod daemon;
 pub mod envelope;
 mod nav;
+pub mod openapi;
 mod read;
 mod session;
 mod snapshot;
@@ -52,6 +53,9 @@ pub trait Command:
     const SCOPE: Scope;
     /// False for commands that must not start a daemon just to answer.
     const AUTOSTART: bool = true;
+    /// True for commands that must get through a saturated or stuck session
+    /// (close): they skip the waiting limit and interrupt a stuck command.
+    const RESERVED: bool = false;
     type Output: Serialize + DeserializeOwned + JsonSchema + Send;
 
     /// Client-side normalization before sending (e.g. relative paths made
@@ -75,6 +79,7 @@ pub struct Entry {
     about: &'static str,
     scope: Scope,
     autostart: bool,
+    reserved: bool,
     augment: fn(clap::Command) -> clap::Command,
     parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
     run: fn(Cx, Value) -> BoxFuture,
@@ -91,6 +96,7 @@ impl Entry {
             about: T::ABOUT,
             scope: T::SCOPE,
             autostart: T::AUTOSTART,
+            reserved: T::RESERVED,
             augment: |cmd| T::augment_args(cmd),
             parse: parse::<T>,
             run: run::<T>,
@@ -124,6 +130,10 @@ impl Entry {
 
     pub fn autostart(&self) -> bool {
         self.autostart
+    }
+
+    pub fn reserved(&self) -> bool {
+        self.reserved
     }
 
     /// Adds this command's arguments to a clap command.
@@ -217,6 +227,8 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<capture::Screenshot>(),
         Entry::of::<capture::Pdf>(),
         Entry::of::<daemon::DaemonStatus>(),
+        Entry::of::<daemon::Pair>(),
+        Entry::of::<daemon::TokenRotate>(),
         Entry::of::<daemon::DaemonStop>(),
     ]
 });

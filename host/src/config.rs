@@ -12,6 +12,90 @@ use anyhow::Context;
 
 pub const DEFAULT_PORT: u16 = 9377;
 
+/// Every limit the daemon enforces, in one table (`[limits]` in
+/// `config.toml`; documented in docs/SECURITY.md). Unknown keys and bad
+/// values are errors that name the key: a typo must not silently lift a limit.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest HTTP request body, bytes.
+    pub body_bytes: usize,
+    /// Commands waiting behind the running one, per session; more → `busy`.
+    pub waiting_per_session: usize,
+    pub sessions: usize,
+    pub tabs_per_session: usize,
+    pub timeout_default_ms: u64,
+    pub timeout_max_ms: u64,
+    /// Pairing code lifetime and tries.
+    pub pair_code_ttl_s: u64,
+    pub pair_attempts: u32,
+    /// Requests per client per minute on /ping and /pair, and failed
+    /// authentications per client per minute, before `429`.
+    pub unauthenticated_per_minute: u32,
+    /// Snapshot caps.
+    pub snapshot_nodes: usize,
+    pub snapshot_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            body_bytes: 2 << 20,
+            waiting_per_session: 32,
+            sessions: 128,
+            tabs_per_session: 32,
+            timeout_default_ms: 30_000,
+            timeout_max_ms: 120_000,
+            pair_code_ttl_s: 300,
+            pair_attempts: 5,
+            unauthenticated_per_minute: 60,
+            snapshot_nodes: 4000,
+            snapshot_chars: 192_000,
+        }
+    }
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ConfigFile {
+    limits: Limits,
+}
+
+impl Limits {
+    /// Reads `[limits]` from `config.toml` in `home` (defaults when absent).
+    pub fn load(home: &Home) -> anyhow::Result<Limits> {
+        let path = home.root().join("config.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Limits::default()),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let file: ConfigFile = toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+        let l = file.limits;
+        let positive = [
+            ("body_bytes", l.body_bytes as u64),
+            ("sessions", l.sessions as u64),
+            ("tabs_per_session", l.tabs_per_session as u64),
+            ("timeout_default_ms", l.timeout_default_ms),
+            ("timeout_max_ms", l.timeout_max_ms),
+            ("pair_attempts", u64::from(l.pair_attempts)),
+            ("snapshot_nodes", l.snapshot_nodes as u64),
+            ("snapshot_chars", l.snapshot_chars as u64),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            anyhow::bail!("{}: limits.{key} must be greater than 0", path.display());
+        }
+        if l.timeout_default_ms > l.timeout_max_ms {
+            anyhow::bail!(
+                "{}: limits.timeout_default_ms exceeds limits.timeout_max_ms",
+                path.display()
+            );
+        }
+        Ok(l)
+    }
+}
+
 /// Directory layout of one webrig installation.
 #[derive(Debug, Clone)]
 pub struct Home {
@@ -142,6 +226,22 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_load_from_config_and_name_bad_keys() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = Home::at(dir.path().to_path_buf());
+        assert_eq!(Limits::load(&home).expect("defaults"), Limits::default());
+        std::fs::write(dir.path().join("config.toml"), "[limits]\nsessions = 4\n").expect("write");
+        assert_eq!(Limits::load(&home).expect("parses").sessions, 4);
+        std::fs::write(dir.path().join("config.toml"), "[limits]\nsesions = 4\n").expect("write");
+        let err = Limits::load(&home).expect_err("typo").to_string();
+        assert!(err.contains("sesions"), "{err}");
+        std::fs::write(dir.path().join("config.toml"), "[limits]\nbody_bytes = 0\n")
+            .expect("write");
+        let err = Limits::load(&home).expect_err("zero").to_string();
+        assert!(err.contains("limits.body_bytes"), "{err}");
+    }
 
     #[test]
     fn token_is_created_once_with_private_modes() {

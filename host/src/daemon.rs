@@ -4,6 +4,7 @@
 //! per-session ordering of commands. It must not know how commands work inside.
 
 mod dispatch;
+mod guard;
 mod routes;
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,34 +16,98 @@ use anyhow::Context;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::browser::{SessionState, SharedSession};
-use crate::config::Home;
+use crate::browser::SessionState;
+use crate::browser::cdp::Connection;
+use crate::config::{Home, Limits};
 use crate::error::{ApiError, ErrorCode};
 
 pub use routes::app;
 
-pub const MAX_SESSIONS: usize = 128;
+/// One session as the daemon holds it: its state (locked while a command
+/// runs, which keeps its commands in order), how many commands wait for it,
+/// and a way to interrupt a stuck command without that lock.
+pub struct Slot {
+    state: Arc<tokio::sync::Mutex<SessionState>>,
+    waiting: std::sync::atomic::AtomicUsize,
+    /// The browser's CDP connection, shared with the session state, reachable
+    /// without the session's lock.
+    interrupt: Arc<Mutex<Option<Connection>>>,
+}
+
+impl Slot {
+    pub fn state(&self) -> &Arc<tokio::sync::Mutex<SessionState>> {
+        &self.state
+    }
+
+    /// Counts a command in; `false` when the queue is full.
+    fn enter(&self, max: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        let before = self.waiting.fetch_add(1, Ordering::SeqCst);
+        if before > max {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        true
+    }
+
+    /// Drops the session's browser connection: a command stuck on it fails
+    /// at once (`browser_gone`), releasing the session.
+    pub fn interrupt(&self) {
+        let conn = self
+            .interrupt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(conn) = conn {
+            conn.close();
+        }
+    }
+
+    fn leave(&self) {
+        self.waiting
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Ends a slot's waiting count when the command is done, however it ends.
+pub struct Entered(Arc<Slot>);
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        self.0.leave();
+    }
+}
 
 /// Daemon-wide state shared by every request.
 pub struct State {
     home: Home,
-    token: String,
+    token: std::sync::RwLock<String>,
+    pairing: Mutex<Option<guard::Pairing>>,
+    limiter: Mutex<guard::Limiter>,
     port: u16,
+    limits: Limits,
     started: Instant,
-    sessions: Mutex<HashMap<String, SharedSession>>,
+    sessions: Mutex<HashMap<String, Arc<Slot>>>,
     shutdown: watch::Sender<bool>,
 }
 
 impl State {
-    pub fn new(home: Home, token: String, port: u16) -> Arc<State> {
+    pub fn new(home: Home, token: String, port: u16, limits: Limits) -> Arc<State> {
         Arc::new(State {
             home,
-            token,
+            token: std::sync::RwLock::new(token),
+            pairing: Mutex::new(None),
+            limiter: Mutex::new(guard::Limiter::default()),
             port,
+            limits,
             started: Instant::now(),
             sessions: Mutex::new(HashMap::new()),
             shutdown: watch::channel(false).0,
         })
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub fn home(&self) -> &Home {
@@ -57,17 +122,49 @@ impl State {
         self.started.elapsed()
     }
 
-    pub(crate) fn token(&self) -> &str {
-        &self.token
+    pub(crate) fn token(&self) -> String {
+        self.token.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, SharedSession>> {
+    /// A new token, effective at once: the old one stops working with the
+    /// next request. Written to the token file first, so a failure changes
+    /// nothing.
+    pub fn rotate_token(&self) -> anyhow::Result<()> {
+        let fresh = crate::config::random_hex(32)?;
+        crate::config::write_private(&self.home.token_path(), fresh.as_bytes())?;
+        *self.token.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        Ok(())
+    }
+
+    /// Starts a pairing: a new code replaces any earlier one.
+    pub fn start_pairing(&self) -> anyhow::Result<(String, Duration, u32)> {
+        let p = guard::Pairing::new(
+            Duration::from_secs(self.limits.pair_code_ttl_s),
+            self.limits.pair_attempts,
+        )?;
+        let out = (p.code().to_string(), p.expires_in(), p.tries_left());
+        *self.pairing.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+        Ok(out)
+    }
+
+    fn redeem(&self, code: &str) -> guard::Redeem {
+        guard::redeem(
+            &mut self.pairing.lock().unwrap_or_else(|e| e.into_inner()),
+            code,
+        )
+    }
+
+    fn limiter(&self) -> std::sync::MutexGuard<'_, guard::Limiter> {
+        self.limiter.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
         // The map stays consistent under a poisoned lock: every change is one call.
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The named session; created when `create` and absent.
-    pub fn session(&self, name: &str, create: bool) -> Result<SharedSession, ApiError> {
+    pub fn session(&self, name: &str, create: bool) -> Result<Arc<Slot>, ApiError> {
         let mut sessions = self.lock_sessions();
         if let Some(s) = sessions.get(name) {
             return Ok(s.clone());
@@ -76,20 +173,29 @@ impl State {
             return Err(ApiError::not_found(format!("no session {name:?}"))
                 .with_hint("start one with webrig launch or webrig goto URL; list them with webrig sessions"));
         }
-        if sessions.len() >= MAX_SESSIONS {
+        if sessions.len() >= self.limits.sessions {
             return Err(ApiError::new(
                 ErrorCode::LimitExceeded,
-                format!("the daemon already holds {MAX_SESSIONS} sessions"),
+                format!("the daemon already holds {} sessions", self.limits.sessions),
             )
             .with_hint("close one with webrig --session NAME close"));
         }
-        let session = Arc::new(tokio::sync::Mutex::new(SessionState::new(name)));
+        let interrupt = Arc::new(Mutex::new(None));
+        let session = Arc::new(Slot {
+            state: Arc::new(tokio::sync::Mutex::new(SessionState::new(
+                name,
+                self.limits.tabs_per_session,
+                interrupt.clone(),
+            ))),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+            interrupt,
+        });
         sessions.insert(name.to_string(), session.clone());
         Ok(session)
     }
 
     /// Sessions by name, sorted.
-    pub fn sessions(&self) -> Vec<(String, SharedSession)> {
+    pub fn sessions(&self) -> Vec<(String, Arc<Slot>)> {
         let sessions = self.lock_sessions();
         let sorted: BTreeMap<_, _> = sessions
             .iter()
@@ -115,7 +221,7 @@ impl State {
     async fn close_all(&self) {
         let sessions: Vec<_> = self.lock_sessions().drain().map(|(_, s)| s).collect();
         let closing = sessions.into_iter().map(|s| async move {
-            s.lock().await.shutdown().await;
+            s.state.lock().await.shutdown().await;
         });
         futures_util::future::join_all(closing).await;
     }
@@ -130,13 +236,14 @@ pub struct ServeOptions {
 /// Runs the daemon until `daemon stop`, SIGTERM/SIGINT, or the watched pid exits.
 pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     home.ensure_dir(None)?;
+    let limits = Limits::load(&home)?;
     let token = home.ensure_token()?;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, opts.port));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr} (is another daemon running?)"))?;
     let port = listener.local_addr()?.port();
-    let state = State::new(home, token, port);
+    let state = State::new(home, token, port, limits);
     tracing::info!(%addr, pid = std::process::id(), "webrig daemon listening");
 
     if let Some(pid) = opts.watch_pid {
@@ -167,7 +274,8 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     }
 
     let shutdown_state = state.clone();
-    axum::serve(listener, app(state.clone()))
+    let service = app(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(async move { shutdown_state.shutdown_requested().await })
         .await
         .context("serving HTTP")?;

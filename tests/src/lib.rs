@@ -61,9 +61,17 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start() -> anyhow::Result<Daemon> {
+        Self::start_with_config("")
+    }
+
+    /// A daemon whose `config.toml` holds `config` (e.g. tighter limits).
+    pub fn start_with_config(config: &str) -> anyhow::Result<Daemon> {
         let home = tempfile::Builder::new()
             .prefix("webrig-test-home-")
             .tempdir()?;
+        if !config.is_empty() {
+            std::fs::write(home.path().join("config.toml"), config)?;
+        }
         let port = free_port();
         let log = std::fs::File::create(home.path().join("daemon.log"))?;
         let child = Command::new(webrig_bin())
@@ -124,19 +132,41 @@ impl Daemon {
 
     /// POSTs a raw body with the given headers; returns (status, JSON body).
     pub fn post_raw(&self, body: &str, headers: &[(&str, &str)]) -> (u16, Value) {
-        let mut req = self
-            .agent
-            .post(&format!("http://127.0.0.1:{}/command", self.port));
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let mut resp = req.send(body).expect("daemon answers");
+        self.http("POST", "/command", Some(body), headers).0
+    }
+
+    /// Any request; returns ((status, JSON body or text), headers).
+    pub fn http(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> ((u16, Value), Vec<(String, String)>) {
+        let url = format!("http://127.0.0.1:{}{path}", self.port);
+        let resp = if method == "GET" {
+            let mut req = self.agent.get(&url);
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            req.call()
+        } else {
+            let mut req = self.agent.post(&url);
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            req.send(body.unwrap_or(""))
+        };
+        let mut resp = resp.expect("daemon answers");
         let status = resp.status().as_u16();
+        let heads = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
+            .collect();
         let text = resp.body_mut().read_to_string().unwrap_or_default();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
+        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        ((status, value), heads)
     }
 
     /// Sends a full envelope with the token; returns the response envelope.

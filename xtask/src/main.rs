@@ -48,15 +48,22 @@ fn test(extra: &[String]) -> Result<(), String> {
 
 fn docs() -> Result<(), String> {
     setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
-    let out = std::process::Command::new(setup::target_dir().join("debug/webrig"))
-        .arg("docs")
-        .output()
-        .map_err(|e| format!("running webrig docs: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    for (flag, file) in [
+        (None, "docs/SURFACE.md"),
+        (Some("--openapi"), "docs/openapi.json"),
+    ] {
+        let mut cmd = std::process::Command::new(setup::target_dir().join("debug/webrig"));
+        cmd.arg("docs").args(flag);
+        let out = cmd
+            .output()
+            .map_err(|e| format!("running webrig docs: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        let path = setup::root().join(file);
+        std::fs::write(&path, &out.stdout)
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        setup::step(&format!("wrote {}", path.display()));
     }
-    let path = setup::root().join("docs/SURFACE.md");
-    std::fs::write(&path, &out.stdout).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    setup::step(&format!("wrote {}", path.display()));
     Ok(())
 }

@@ -15,8 +15,6 @@ use super::launch::{self, LaunchOptions};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 
-pub const MAX_TABS: usize = 32;
-
 enum Owner {
     /// Started by webrig: killed on close, profile deleted if temporary.
     Launched {
@@ -127,10 +125,17 @@ pub struct SessionState {
     tabs: Vec<Tab>,
     active: Option<String>,
     next_tab: u32,
+    max_tabs: usize,
+    /// Shared with the daemon so `close` can cut a stuck command loose.
+    interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
 }
 
 impl SessionState {
-    pub fn new(name: &str) -> Self {
+    pub fn new(
+        name: &str,
+        max_tabs: usize,
+        interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
+    ) -> Self {
         SessionState {
             name: name.to_string(),
             browser: None,
@@ -139,7 +144,13 @@ impl SessionState {
             tabs: Vec::new(),
             active: None,
             next_tab: 1,
+            max_tabs,
+            interrupt,
         }
+    }
+
+    fn set_interrupt(&self, conn: Option<Connection>) {
+        *self.interrupt.lock().unwrap_or_else(|e| e.into_inner()) = conn;
     }
 
     pub fn name(&self) -> &str {
@@ -223,6 +234,7 @@ impl SessionState {
         self.gone = None;
         self.tabs.clear();
         self.active = None;
+        self.set_interrupt(Some(browser.conn.clone()));
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {
             if let Some(browser) = self.browser.take() {
@@ -245,7 +257,7 @@ impl SessionState {
             .flatten()
             .filter(|t| t["type"] == "page")
             .filter_map(|t| t["targetId"].as_str().map(str::to_string))
-            .take(MAX_TABS)
+            .take(self.max_tabs)
             .collect();
         for target in pages {
             self.attach(&target).await?;
@@ -351,10 +363,10 @@ impl SessionState {
     /// Opens a blank tab and makes it active.
     pub async fn new_tab(&mut self) -> Result<Tab, ApiError> {
         self.ensure_browser().await?;
-        if self.tabs.len() >= MAX_TABS {
+        if self.tabs.len() >= self.max_tabs {
             return Err(ApiError::new(
                 ErrorCode::LimitExceeded,
-                format!("session {:?} already has {MAX_TABS} tabs", self.name),
+                format!("session {:?} already has {} tabs", self.name, self.max_tabs),
             )
             .with_hint("close one with webrig tab close ID"));
         }
@@ -430,6 +442,7 @@ impl SessionState {
     /// Ends the session: closes a launched browser, disconnects a connected one.
     pub async fn shutdown(&mut self) {
         self.closed = true;
+        self.set_interrupt(None);
         self.tabs.clear();
         self.active = None;
         if let Some(browser) = self.browser.take() {

@@ -29,6 +29,9 @@ pub struct Options {
     pub max_chars: Option<usize>,
     pub urls: bool,
     pub diff: bool,
+    /// The daemon's caps (limits table); None: the defaults.
+    pub cap_nodes: Option<usize>,
+    pub cap_chars: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -72,9 +75,11 @@ pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
         }
         Some(t @ Target::Ref { number, .. }) => (frames.frame_of(t)?, Some((*number, t.label()))),
     };
-    let max_chars = opts.max_chars.unwrap_or(MAX_CHARS).min(MAX_CHARS);
+    let cap_chars = opts.cap_chars.unwrap_or(MAX_CHARS);
+    let max_nodes = opts.cap_nodes.unwrap_or(MAX_NODES);
+    let max_chars = opts.max_chars.unwrap_or(cap_chars).min(cap_chars);
     let mut budget = Budget {
-        nodes: MAX_NODES,
+        nodes: max_nodes,
         chars: max_chars,
     };
     let walked = walk(tab, &mut frames, root, scope, opts, &mut budget).await?;
@@ -85,7 +90,7 @@ pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
     let mut chars = 0;
     for (depth, text) in walked.lines {
         let line = format!("{}{}", " ".repeat(depth + 1), text);
-        if lines.len() >= MAX_NODES || chars + line.len() + 1 > max_chars {
+        if lines.len() >= max_nodes || chars + line.len() + 1 > max_chars {
             truncated = true;
             break;
         }

@@ -89,8 +89,11 @@ where
     let snapshot = match after {
         None => None,
         Some(kind) => {
+            let limits = cx.state().limits();
             let opts = Options {
                 diff: kind == After::Diff,
+                cap_nodes: Some(limits.snapshot_nodes),
+                cap_chars: Some(limits.snapshot_chars),
                 ..Options::default()
             };
             Some(snapshot::snapshot(&tab, &opts).await?.text)

@@ -93,3 +93,77 @@ impl Command for DaemonStop {
         "daemon stopping".into()
     }
 }
+
+/// Show a 6-digit code that pairs the webrig extension with this daemon.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pair {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PairCode {
+    pub code: String,
+    pub expires_in_s: u64,
+    pub tries: u32,
+}
+
+impl Command for Pair {
+    const NAME: &'static str = "pair";
+    const ABOUT: &'static str = "Show a pairing code for the extension (5 minutes, 5 tries)";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = PairCode;
+
+    async fn run(self, cx: Cx) -> Result<PairCode, ApiError> {
+        let (code, ttl, tries) = cx
+            .state()
+            .start_pairing()
+            .map_err(|e| ApiError::internal(format!("{e:#}")))?;
+        Ok(PairCode {
+            code,
+            expires_in_s: ttl.as_secs(),
+            tries,
+        })
+    }
+
+    fn human(out: &PairCode) -> String {
+        format!(
+            "pairing code {} — enter it in the webrig extension's popup (valid {} min, {} tries)",
+            out.code,
+            out.expires_in_s.div_ceil(60),
+            out.tries
+        )
+    }
+}
+
+/// Replace the daemon's token; the old one stops working at once.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRotate {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Rotated {
+    /// Where the new token is (never the token itself).
+    pub token_file: String,
+}
+
+impl Command for TokenRotate {
+    const NAME: &'static str = "token rotate";
+    const ABOUT: &'static str = "Replace the token; the old one stops working at once";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Rotated;
+
+    async fn run(self, cx: Cx) -> Result<Rotated, ApiError> {
+        cx.state()
+            .rotate_token()
+            .map_err(|e| ApiError::internal(format!("rotating the token: {e:#}")))?;
+        Ok(Rotated {
+            token_file: cx.state().home().token_path().display().to_string(),
+        })
+    }
+
+    fn human(out: &Rotated) -> String {
+        format!(
+            "token rotated; the new one is in {} (paired extensions must pair again)",
+            out.token_file
+        )
+    }
+}

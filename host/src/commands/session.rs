@@ -130,7 +130,7 @@ impl Command for Sessions {
         let mut sessions = Vec::new();
         for (name, slot) in cx.state().sessions() {
             // Never wait behind a running command just to list.
-            let entry = match slot.try_lock() {
+            let entry = match slot.state().try_lock() {
                 Ok(mut state) => SessionEntry {
                     info: Some(state.info()),
                     name,
@@ -176,6 +176,7 @@ impl Command for Close {
     const NAME: &'static str = "close";
     const ABOUT: &'static str = "End the session and close its browser";
     const SCOPE: Scope = Scope::Session;
+    const RESERVED: bool = true;
     type Output = Closed;
 
     async fn run(self, mut cx: Cx) -> Result<Closed, ApiError> {

@@ -22,7 +22,7 @@ pub struct Snapshot {
     /// Only this many levels of nesting.
     #[arg(long, short = 'd')]
     pub depth: Option<u32>,
-    /// Cap the outline at this many characters (default and max 192000).
+    /// Cap the outline at this many characters (default and max: the daemon's limit, 192000).
     #[arg(long)]
     pub max_chars: Option<usize>,
     /// Show link targets.
@@ -52,7 +52,10 @@ impl Command for Snapshot {
             return Err(ApiError::invalid("--max-chars must be at least 1"));
         }
         let tab = cx.tab().await?;
+        let limits = cx.state().limits();
         let opts = Options {
+            cap_nodes: Some(limits.snapshot_nodes),
+            cap_chars: Some(limits.snapshot_chars),
             interactive: self.interactive,
             scope,
             depth: self.depth,

@@ -1,12 +1,14 @@
-//! HTTP routes and the checks in front of them: loopback Host, no web Origin,
-//! bearer token (constant-time), 2 MiB bodies.
+//! HTTP routes and the checks in front of them: loopback Host, no web Origin
+//! (extension origins only where the extension needs them), bearer token in
+//! constant time, rate limits on what needs no token, body size.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Request, State as AxState};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State as AxState};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -14,31 +16,118 @@ use serde_json::json;
 
 use super::State;
 use super::dispatch;
+use super::guard::Redeem;
 use crate::commands::envelope::{Request as CommandRequest, Response as CommandResponse};
 use crate::error::{ApiError, ErrorCode};
 
-pub const MAX_BODY: usize = 2 << 20;
+/// Paths an extension origin may use; every other path refuses any Origin.
+const EXTENSION_PATHS: &[&str] = &["/ping", "/pair", "/extension"];
 
 pub fn app(state: Arc<State>) -> Router {
     let authed = Router::new()
         .route("/command", post(command))
+        .route("/openapi.json", get(openapi))
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/ping", get(ping))
+        .route("/pair", post(pair))
         .merge(authed)
         .layer(middleware::from_fn_with_state(
             state.clone(),
             check_host_and_origin,
         ))
-        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(DefaultBodyLimit::max(state.limits().body_bytes))
         .with_state(state)
+}
+
+/// Who is calling, for rate limits: the peer address plus the Origin (an
+/// extension has its own budget; every local process shares 127.0.0.1).
+fn client_key(req: &Request) -> String {
+    let ip = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_string())
+        .unwrap_or_default();
+    let origin = req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .unwrap_or_default();
+    format!("{ip}|{origin}")
 }
 
 async fn ping() -> impl IntoResponse {
     axum::Json(json!({ "version": crate::VERSION, "name": "webrig" }))
 }
 
-async fn command(AxState(state): AxState<Arc<State>>, body: Bytes) -> Response {
+async fn openapi() -> impl IntoResponse {
+    axum::Json(crate::commands::openapi::document())
+}
+
+#[derive(serde::Deserialize)]
+struct PairBody {
+    code: String,
+}
+
+/// Redeems a pairing code for the token (extension origin only; the
+/// origin check runs before this).
+async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Bytes) -> Response {
+    let from_extension = headers
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .is_some_and(is_extension_origin);
+    if !from_extension {
+        return refuse(
+            ErrorCode::Forbidden,
+            "pairing is for the webrig extension only",
+        );
+    }
+    let Ok(body) = serde_json::from_slice::<PairBody>(&body) else {
+        return refuse(ErrorCode::InvalidArgument, "send {\"code\": \"123456\"}");
+    };
+    match state.redeem(&body.code) {
+        Redeem::Ok => axum::Json(json!({ "token": state.token() })).into_response(),
+        Redeem::NoCode => refuse(
+            ErrorCode::Unauthorized,
+            "no pairing code is active; run webrig pair",
+        ),
+        Redeem::Expired => refuse(
+            ErrorCode::Unauthorized,
+            "the pairing code expired; run webrig pair again",
+        ),
+        Redeem::Wrong { tries_left: 0 } => refuse(
+            ErrorCode::Unauthorized,
+            "wrong code; it is now void after too many tries (run webrig pair again)",
+        ),
+        Redeem::Wrong { tries_left } => refuse(
+            ErrorCode::Unauthorized,
+            &format!("wrong code; {tries_left} tries left"),
+        ),
+    }
+}
+
+async fn command(
+    AxState(state): AxState<Arc<State>>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(rejection) => {
+            let too_big = rejection.status() == StatusCode::PAYLOAD_TOO_LARGE;
+            let error = if too_big {
+                ApiError::new(
+                    ErrorCode::LimitExceeded,
+                    format!(
+                        "the request body is over {} bytes",
+                        state.limits().body_bytes
+                    ),
+                )
+            } else {
+                ApiError::invalid(format!("unreadable request body: {rejection}"))
+            };
+            return envelope(CommandResponse::from_result(dispatch::new_id(), Err(error)));
+        }
+    };
     let request: CommandRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
@@ -70,11 +159,25 @@ fn envelope(resp: CommandResponse) -> Response {
     (status, axum::Json(resp)).into_response()
 }
 
+/// A refusal: the error envelope and nothing else (no data, no token).
 fn refuse(code: ErrorCode, message: &str) -> Response {
     envelope(CommandResponse::from_result(
         dispatch::new_id(),
         Err(ApiError::new(code, message)),
     ))
+}
+
+fn too_many(retry_after: std::time::Duration) -> Response {
+    let secs = retry_after.as_secs().max(1);
+    let mut resp = refuse(
+        ErrorCode::LimitExceeded,
+        &format!("too many requests; retry in {secs} s"),
+    );
+    *resp.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        resp.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    resp
 }
 
 async fn check_host_and_origin(
@@ -94,26 +197,41 @@ async fn check_host_and_origin(
             "Host must be 127.0.0.1 or localhost with the daemon's port",
         );
     }
+    let path = req.uri().path().to_string();
     if let Some(origin) = req.headers().get(header::ORIGIN) {
-        let path = req.uri().path();
         let extension = origin.to_str().ok().is_some_and(is_extension_origin);
-        if !(extension && path == "/ping") {
+        if !(extension && EXTENSION_PATHS.contains(&path.as_str())) {
             return refuse(ErrorCode::Forbidden, "requests from web pages are refused");
+        }
+    }
+    // What needs no token is rate limited.
+    if path == "/ping" || path == "/pair" {
+        let key = format!("{path}|{}", client_key(&req));
+        let budget = state.limits().unauthenticated_per_minute;
+        if let Err(retry) = state.limiter().hit(&key, budget) {
+            return too_many(retry);
         }
     }
     next.run(req).await
 }
 
 /// `chrome-extension://` followed by a 32-letter id from a–p.
-fn is_extension_origin(origin: &str) -> bool {
+pub fn is_extension_origin(origin: &str) -> bool {
     origin
         .strip_prefix("chrome-extension://")
         .is_some_and(|id| id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b)))
 }
 
 async fn require_token(AxState(state): AxState<Arc<State>>, req: Request, next: Next) -> Response {
-    if !token_matches(req.headers(), state.token()) {
-        return refuse(ErrorCode::Unauthorized, "missing or wrong bearer token");
+    let key = format!("auth|{}", client_key(&req));
+    let budget = state.limits().unauthenticated_per_minute;
+    if !token_matches(req.headers(), &state.token()) {
+        // Failed tries are counted; past the budget they get 429, which
+        // slows a guesser while callers with the token are unaffected.
+        return match state.limiter().hit(&key, budget) {
+            Ok(()) => refuse(ErrorCode::Unauthorized, "missing or wrong bearer token"),
+            Err(retry) => too_many(retry),
+        };
     }
     next.run(req).await
 }
@@ -130,7 +248,7 @@ fn token_matches(headers: &HeaderMap, token: &str) -> bool {
 }
 
 /// Compares without an early exit, so timing does not reveal a prefix match.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

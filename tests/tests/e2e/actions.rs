@@ -259,6 +259,7 @@ fn hover_focus_scroll_and_drag() {
 fn actions_by_ref_use_the_snapshot_refs() {
     let s = session!();
     open(&s);
+    s.ok("snapshot", json!({}));
     let text = s.ok("snapshot", json!({ "interactive": true }))["text"]
         .as_str()
         .unwrap_or_default()

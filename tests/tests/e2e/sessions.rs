@@ -373,13 +373,3 @@ fn the_token_host_and_origin_are_checked() {
     let (status, _) = d.post_raw(&body, &[("Authorization", &token)]);
     assert_eq!(status, 200);
 }
-
-#[test]
-fn the_daemon_refuses_bodies_over_2_mib() {
-    let d = daemon();
-    let token = format!("Bearer {}", d.token());
-    let big =
-        json!({ "command": "eval", "session": "big", "args": { "script": "x".repeat(2 << 20) } });
-    let (status, _) = d.post_raw(&big.to_string(), &[("Authorization", &token)]);
-    assert_eq!(status, 413);
-}

@@ -268,7 +268,10 @@
     }
     const name = nameOf(el, role);
     const item = { t: 'el', role, name, info: states(el, role), ref: null, kids, block };
-    if (INTERACTIVE.has(role) && hasBox(el)) {
+    // A control drawn by its label (a hidden checkbox behind a styled label)
+    // is still one an agent can act on: actions aim at the label.
+    const reachable = hasBox(el) || (el.labels && [...el.labels].some((l) => hasBox(l)));
+    if (INTERACTIVE.has(role) && reachable) {
       item.ref = refFor(el, role + '|' + name, st);
       if (role === 'link' && st.urls && el.href) item.url = String(el.href);
     }

@@ -1,0 +1,310 @@
+//! The trust boundary and the limits: who may call, pairing, rate limits,
+//! token rotation, queue limits, deadlines, the reserve for close, OpenAPI.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{Daemon, daemon, web};
+
+const EXT: &str = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
+
+/// Every route × {no, wrong, right token} × {good, bad Host} × {no, web,
+/// extension Origin}: the exact status, and no data in any refusal.
+#[test]
+fn auth_matrix_over_every_route() {
+    let d = Daemon::start().expect("daemon");
+    let token = d.token();
+    let good_host = format!("127.0.0.1:{}", d.port());
+    let command = json!({ "command": "sessions" }).to_string();
+    let pair = json!({ "code": "000000" }).to_string();
+    let routes: [(&str, &str, Option<&str>); 4] = [
+        ("GET", "/ping", None),
+        ("POST", "/pair", Some(&pair)),
+        ("POST", "/command", Some(&command)),
+        ("GET", "/openapi.json", None),
+    ];
+    let mut checked = 0;
+    for (method, path, body) in routes {
+        for tok in ["none", "wrong", "right"] {
+            for host in ["good", "bad"] {
+                for origin in ["none", "web", "extension"] {
+                    let bearer = match tok {
+                        "wrong" => Some(format!("Bearer {}", "f".repeat(64))),
+                        "right" => Some(format!("Bearer {token}")),
+                        _ => None,
+                    };
+                    let mut headers: Vec<(&str, &str)> = Vec::new();
+                    if let Some(b) = &bearer {
+                        headers.push(("Authorization", b));
+                    }
+                    headers.push((
+                        "Host",
+                        if host == "good" {
+                            &good_host
+                        } else {
+                            "evil.test:80"
+                        },
+                    ));
+                    match origin {
+                        "web" => headers.push(("Origin", "https://evil.test")),
+                        "extension" => headers.push(("Origin", EXT)),
+                        _ => {}
+                    }
+                    let ((status, resp), _) = d.http(method, path, body, &headers);
+                    let expected = match (host, origin, path, tok) {
+                        ("bad", ..) => 403,
+                        (_, "web", ..) => 403,
+                        (_, "extension", "/ping", _) => 200,
+                        (_, "extension", "/pair", _) => 401, // no code is active
+                        (_, "extension", ..) => 403,
+                        (_, _, "/ping", _) => 200,
+                        (_, _, "/pair", _) => 403,
+                        (_, _, _, "right") => 200,
+                        _ => 401,
+                    };
+                    assert_eq!(
+                        status, expected,
+                        "{method} {path} token={tok} host={host} origin={origin}: {resp}"
+                    );
+                    if status >= 400 {
+                        let text = resp.to_string();
+                        assert!(!text.contains(&token), "a refusal leaked the token");
+                        assert_eq!(resp["ok"], false, "{text}");
+                        assert!(resp.get("result").is_none(), "{text}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 72);
+}
+
+#[test]
+fn pairing_redeems_once_and_stops_after_five_wrong_codes() {
+    let d = Daemon::start().expect("daemon");
+    let pair = |code: &str| {
+        d.http(
+            "POST",
+            "/pair",
+            Some(&json!({ "code": code }).to_string()),
+            &[("Origin", EXT)],
+        )
+        .0
+    };
+    let code = d.ok("x", "pair", json!({}))["code"]
+        .as_str()
+        .expect("code")
+        .to_string();
+    assert_eq!(code.len(), 6);
+    let (status, body) = pair(&code);
+    assert_eq!(status, 200);
+    assert_eq!(body["token"], d.token());
+    assert_eq!(pair(&code).0, 401, "a code works once");
+
+    let code = d.ok("x", "pair", json!({}))["code"]
+        .as_str()
+        .expect("code")
+        .to_string();
+    let wrong = if code == "111111" { "222222" } else { "111111" };
+    for left in (0..5).rev() {
+        let (status, body) = pair(wrong);
+        assert_eq!(status, 401, "{body}");
+        if left > 0 {
+            assert!(
+                body["error"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains(&format!("{left} tries left")),
+                "{body}"
+            );
+        }
+    }
+    let (status, body) = pair(&code);
+    assert_eq!(
+        status, 401,
+        "the right code after 5 wrong ones is refused: {body}"
+    );
+    // Without an extension Origin, pairing is refused outright.
+    assert_eq!(
+        d.http("POST", "/pair", Some("{\"code\":\"1\"}"), &[]).0.0,
+        403
+    );
+}
+
+#[test]
+fn expired_pairing_codes_are_refused() {
+    let d = Daemon::start_with_config("[limits]\npair_code_ttl_s = 1\n").expect("daemon");
+    let code = d.ok("x", "pair", json!({}))["code"]
+        .as_str()
+        .expect("code")
+        .to_string();
+    std::thread::sleep(Duration::from_millis(1100));
+    let ((status, body), _) = d.http(
+        "POST",
+        "/pair",
+        Some(&json!({ "code": code }).to_string()),
+        &[("Origin", EXT)],
+    );
+    assert_eq!(status, 401);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("expired"),
+        "{body}"
+    );
+}
+
+#[test]
+fn rate_limits_answer_429_with_retry_after() {
+    let d =
+        Daemon::start_with_config("[limits]\nunauthenticated_per_minute = 3\n").expect("daemon");
+    for _ in 0..3 {
+        assert_eq!(d.http("GET", "/ping", None, &[]).0.0, 200);
+    }
+    let ((status, body), headers) = d.http("GET", "/ping", None, &[]);
+    assert_eq!(status, 429, "{body}");
+    let retry: u64 = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+        .and_then(|(_, v)| v.parse().ok())
+        .expect("Retry-After");
+    assert!((1..=60).contains(&retry));
+    // Failed authentication is limited too, but the right token still works.
+    let body = json!({ "command": "sessions" }).to_string();
+    for _ in 0..3 {
+        assert_eq!(
+            d.post_raw(&body, &[("Authorization", "Bearer nope")]).0,
+            401
+        );
+    }
+    assert_eq!(
+        d.post_raw(&body, &[("Authorization", "Bearer nope")]).0,
+        429
+    );
+    assert_eq!(d.cmd("x", "sessions", json!({}))["ok"], true);
+}
+
+#[test]
+fn token_rotation_invalidates_the_old_token_at_once() {
+    let d = Daemon::start().expect("daemon");
+    let old = d.token();
+    d.ok("x", "token_rotate", json!({}));
+    let new = d.token();
+    assert_ne!(old, new);
+    let body = json!({ "command": "sessions" }).to_string();
+    assert_eq!(
+        d.post_raw(&body, &[("Authorization", &format!("Bearer {old}"))])
+            .0,
+        401
+    );
+    assert_eq!(
+        d.post_raw(&body, &[("Authorization", &format!("Bearer {new}"))])
+            .0,
+        200
+    );
+    let out = d.cli(&["sessions"]);
+    assert!(out.status.success(), "the CLI reads the new token: {out:?}");
+}
+
+#[test]
+fn a_body_over_the_limit_is_413_with_a_json_error() {
+    let d = daemon();
+    let token = format!("Bearer {}", d.token());
+    let filler = "x".repeat((2 << 20) + 1);
+    let (status, body) = d.post_raw(&filler, &[("Authorization", &token)]);
+    assert_eq!(status, 413);
+    assert_eq!(body["error"]["code"], "limit_exceeded", "{body}");
+}
+
+/// Starts a command that holds the session for `ms` milliseconds.
+fn hold(d: &'static Daemon, session: &str, ms: u64) -> std::thread::JoinHandle<Value> {
+    let session = session.to_string();
+    std::thread::spawn(move || {
+        d.request(json!({
+            "session": session, "command": "eval", "timeout_ms": 20000,
+            "args": { "script": format!("new Promise(r => setTimeout(() => r('held'), {ms}))") }
+        }))
+    })
+}
+
+fn limited() -> &'static Daemon {
+    static D: std::sync::OnceLock<Daemon> = std::sync::OnceLock::new();
+    D.get_or_init(|| {
+        Daemon::start_with_config("[limits]\nwaiting_per_session = 2\n").expect("daemon")
+    })
+}
+
+#[test]
+fn a_full_queue_answers_busy_and_close_still_gets_through() {
+    let d = limited();
+    let s = "queue";
+    d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
+    let first = hold(d, s, 3000);
+    std::thread::sleep(Duration::from_millis(150));
+    let waiting: Vec<_> = (0..2).map(|_| hold(d, s, 10)).collect();
+    std::thread::sleep(Duration::from_millis(150));
+    let resp = d.cmd(s, "title", json!({}));
+    assert_eq!(resp["error"]["code"], "busy", "{resp}");
+    // close is reserved: it does not queue behind the 3 s command.
+    let start = Instant::now();
+    d.ok(s, "close", json!({}));
+    assert!(
+        start.elapsed() < Duration::from_millis(2500),
+        "close waited {:?}",
+        start.elapsed()
+    );
+    let held = first.join().expect("thread");
+    assert_eq!(held["ok"], false, "the interrupted command failed: {held}");
+    for w in waiting {
+        let r = w.join().expect("thread");
+        assert_eq!(r["ok"], false, "{r}");
+    }
+}
+
+#[test]
+fn a_command_past_its_deadline_is_outcome_unknown() {
+    let d = daemon();
+    let s = "deadline";
+    d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
+    let resp = d.request(json!({
+        "session": s, "command": "eval", "timeout_ms": 300,
+        "args": { "script": "new Promise(() => {})" }
+    }));
+    assert_eq!(resp["error"]["code"], "outcome_unknown", "{resp}");
+    assert_eq!(
+        d.ok(s, "title", json!({}))["title"],
+        "Page A",
+        "the session goes on"
+    );
+    d.ok(s, "close", json!({}));
+}
+
+#[test]
+fn openapi_is_served_and_matches_the_committed_file() {
+    let d = daemon();
+    let token = format!("Bearer {}", d.token());
+    let ((status, doc), _) = d.http("GET", "/openapi.json", None, &[("Authorization", &token)]);
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json"),
+        )
+        .expect("docs/openapi.json"),
+    )
+    .expect("json");
+    assert_eq!(doc, committed);
+    let names: Vec<&str> = doc["components"]["schemas"]["Request"]["properties"]["command"]["enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        names.contains(&"click") && names.contains(&"tab_new"),
+        "{names:?}"
+    );
+}

@@ -24,10 +24,10 @@ fn hoist(mut schema: Value, defs: &mut Map<String, Value>) -> Value {
 fn rewrite_refs(v: &mut Value) {
     match v {
         Value::Object(obj) => {
-            if let Some(Value::String(r)) = obj.get_mut("$ref") {
-                if let Some(name) = r.strip_prefix("#/$defs/") {
-                    *r = format!("#/components/schemas/{name}");
-                }
+            if let Some(Value::String(r)) = obj.get_mut("$ref")
+                && let Some(name) = r.strip_prefix("#/$defs/")
+            {
+                *r = format!("#/components/schemas/{name}");
             }
             obj.values_mut().for_each(rewrite_refs);
         }

@@ -3,6 +3,7 @@
 //! browser's WebSocket today, the extension relay later).
 
 pub mod actions;
+pub mod bindings;
 pub mod capture;
 pub mod cdp;
 pub mod frames;

@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::browser::SessionState;
+use crate::browser::bindings::Bindings;
 use crate::browser::cdp::Connection;
 use crate::config::{Home, Limits};
 use crate::error::{ApiError, ErrorCode};
@@ -88,12 +89,15 @@ pub struct State {
     limits: Limits,
     started: Instant,
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
+    bindings: Arc<Bindings>,
     shutdown: watch::Sender<bool>,
 }
 
 impl State {
     pub fn new(home: Home, token: String, port: u16, limits: Limits) -> Arc<State> {
+        let bindings = Arc::new(Bindings::load(home.root().join("sessions.json")));
         Arc::new(State {
+            bindings,
             home,
             token: std::sync::RwLock::new(token),
             pairing: Mutex::new(None),
@@ -186,6 +190,7 @@ impl State {
                 name,
                 self.limits.tabs_per_session,
                 interrupt.clone(),
+                self.bindings.clone(),
             ))),
             waiting: std::sync::atomic::AtomicUsize::new(0),
             interrupt,
@@ -210,6 +215,31 @@ impl State {
 
     pub fn request_shutdown(&self) {
         self.shutdown.send_replace(true);
+    }
+
+    /// Re-attaches the sessions an earlier daemon left bound to browsers that
+    /// still run; forgets the others.
+    async fn reattach(&self) {
+        for (name, binding) in self.bindings.all() {
+            let adopted = async {
+                let slot = self.session(&name, true)?;
+                let mut state = slot.state().lock().await;
+                tokio::time::timeout(Duration::from_secs(5), state.adopt(&binding))
+                    .await
+                    .map_err(|_| ApiError::timeout("re-attaching took too long"))?
+            };
+            match adopted.await {
+                Ok(()) => tracing::info!(session = %name, "re-attached to its browser"),
+                Err(e) => {
+                    tracing::info!(session = %name, error = %e, "its browser is gone; forgetting it");
+                    self.remove_session(&name);
+                    self.bindings.set(&name, None);
+                    if let Some(dir) = binding.temp_profile.filter(|_| binding.owned) {
+                        let _ = std::fs::remove_dir_all(dir);
+                    }
+                }
+            }
+        }
     }
 
     async fn shutdown_requested(&self) {
@@ -244,6 +274,7 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {addr} (is another daemon running?)"))?;
     let port = listener.local_addr()?.port();
     let state = State::new(home, token, port, limits);
+    state.reattach().await;
     tracing::info!(%addr, pid = std::process::id(), "webrig daemon listening");
 
     if let Some(pid) = opts.watch_pid {

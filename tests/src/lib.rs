@@ -44,6 +44,23 @@ pub fn webrig_bin() -> PathBuf {
     bin
 }
 
+fn spawn_daemon(home: &Path, port: u16) -> anyhow::Result<Child> {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(home.join("daemon.log"))?;
+    Command::new(webrig_bin())
+        .args(["serve", "--port", &port.to_string()])
+        .args(["--watch-pid", &std::process::id().to_string()])
+        .env("WEBRIG_HOME", home)
+        .env("WEBRIG_LOG", "webrig=debug,info")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .context("starting webrig serve")
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -73,17 +90,7 @@ impl Daemon {
             std::fs::write(home.path().join("config.toml"), config)?;
         }
         let port = free_port();
-        let log = std::fs::File::create(home.path().join("daemon.log"))?;
-        let child = Command::new(webrig_bin())
-            .args(["serve", "--port", &port.to_string()])
-            .args(["--watch-pid", &std::process::id().to_string()])
-            .env("WEBRIG_HOME", home.path())
-            .env("WEBRIG_LOG", "webrig=debug,info")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log)
-            .spawn()
-            .context("starting webrig serve")?;
+        let child = spawn_daemon(home.path(), port)?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(150)))
@@ -95,14 +102,28 @@ impl Daemon {
             child,
             agent,
         };
+        daemon.wait_listening()?;
+        Ok(daemon)
+    }
+
+    fn wait_listening(&self) -> anyhow::Result<()> {
         let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
             if started.elapsed() > Duration::from_secs(15) {
-                bail!("daemon did not start: {}", daemon.log());
+                bail!("daemon did not start: {}", self.log());
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        Ok(daemon)
+        Ok(())
+    }
+
+    /// Kills the daemon with SIGKILL (a crash: nothing is cleaned up) and
+    /// starts a new one on the same home and port.
+    pub fn crash_and_restart(&mut self) -> anyhow::Result<()> {
+        self.child.kill()?;
+        self.child.wait()?;
+        self.child = spawn_daemon(self.home.path(), self.port)?;
+        self.wait_listening()
     }
 
     /// One daemon shared by the tests of a binary; tests use their own sessions.

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::error::{ApiError, ErrorCode};
@@ -42,8 +41,9 @@ pub struct Launched {
     pub child: Child,
     pub ws_url: String,
     pub executable: PathBuf,
-    /// A throwaway profile, deleted on drop; None when the user named one.
-    pub temp_profile: Option<tempfile::TempDir>,
+    /// A throwaway profile webrig must delete when the browser closes; None
+    /// when the user named one.
+    pub temp_profile: Option<PathBuf>,
 }
 
 /// Resolves the browser executable: explicit path, `WEBRIG_BROWSER`, then the
@@ -100,13 +100,26 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
             (dir.clone(), None)
         }
         None => {
+            // Kept on disk (not a TempDir that deletes on drop): the browser
+            // may outlive this daemon and be re-attached by the next one,
+            // which then owns the deletion.
             let dir = tempfile::Builder::new()
                 .prefix("webrig-profile-")
                 .tempdir()
-                .map_err(|e| ApiError::internal(format!("cannot create a profile dir: {e}")))?;
-            (dir.path().to_path_buf(), Some(dir))
+                .map_err(|e| ApiError::internal(format!("cannot create a profile dir: {e}")))?
+                .keep();
+            (dir.clone(), Some(dir))
         }
     };
+    let port_file = profile.join("DevToolsActivePort");
+    let _ = std::fs::remove_file(&port_file);
+    // stderr goes to an unlinked temp file, not a pipe: a pipe would break
+    // (SIGPIPE) when this daemon exits while the browser lives on.
+    let stderr = tempfile::tempfile()
+        .map_err(|e| ApiError::internal(format!("cannot create a log file: {e}")))?;
+    let mut stderr_reader = stderr
+        .try_clone()
+        .map_err(|e| ApiError::internal(format!("cannot create a log file: {e}")))?;
 
     let mut cmd = Command::new(&executable);
     cmd.args([
@@ -136,41 +149,38 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
     cmd.arg("about:blank");
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        // Its own process group: a Ctrl-C aimed at a terminal does not reach it.
+        .stderr(Stdio::from(stderr))
+        // Its own process group: a Ctrl-C aimed at a terminal, or the
+        // daemon's exit, does not take it down.
         .process_group(0);
 
     let mut child = cmd
         .spawn()
         .map_err(|e| ApiError::internal(format!("cannot start {}: {e}", executable.display())))?;
-    let stderr = child
-        .stderr
-        .take()
-        .ok_or_else(|| ApiError::internal("browser stderr was not captured"))?;
-    let mut lines = BufReader::new(stderr).lines();
-    let mut tail: Vec<String> = Vec::new();
-    let found = tokio::time::timeout(LAUNCH_TIMEOUT, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.trim().strip_prefix("DevTools listening on ") {
-                return Some(url.to_string());
-            }
-            if tail.len() == 8 {
-                tail.remove(0);
-            }
-            tail.push(line);
+    let started = std::time::Instant::now();
+    let ws_url = loop {
+        if let Some(url) = read_port_file(&port_file) {
+            break url;
         }
-        None
-    })
-    .await;
-    let ws_url = match found {
-        Ok(Some(url)) => url,
-        Ok(None) | Err(_) => {
+        let exited = matches!(child.try_wait(), Ok(Some(_)));
+        if exited || started.elapsed() > LAUNCH_TIMEOUT {
             let _ = child.start_kill();
-            let why = if found.is_err() {
-                "timed out"
-            } else {
-                "exited"
-            };
+            let mut log = String::new();
+            use std::io::{Read, Seek};
+            let _ = stderr_reader.seek(std::io::SeekFrom::Start(0));
+            let _ = stderr_reader.read_to_string(&mut log);
+            let tail: Vec<&str> = log
+                .lines()
+                .rev()
+                .take(6)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if let Some(dir) = &temp_profile {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            let why = if exited { "exited" } else { "timed out" };
             return Err(ApiError::new(
                 ErrorCode::BrowserGone,
                 format!(
@@ -180,15 +190,25 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
                 ),
             ));
         }
+        tokio::time::sleep(Duration::from_millis(5)).await;
     };
-    // Keep draining stderr so the browser never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     Ok(Launched {
         child,
         ws_url,
         executable,
         temp_profile,
     })
+}
+
+/// `DevToolsActivePort` holds the port and the browser target's path.
+fn read_port_file(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let port: u16 = lines.next()?.trim().parse().ok()?;
+    let target = lines.next()?.trim();
+    target
+        .starts_with("/devtools/browser/")
+        .then(|| format!("ws://127.0.0.1:{port}{target}"))
 }
 
 fn is_root() -> bool {

@@ -10,16 +10,20 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::bindings::{Binding, Bindings};
 use super::cdp::{Connection, Session as CdpSession};
 use super::launch::{self, LaunchOptions};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 
 enum Owner {
-    /// Started by webrig: killed on close, profile deleted if temporary.
+    /// Started by webrig (now, or by an earlier daemon and re-attached):
+    /// closed with the session, its throwaway profile deleted.
     Launched {
-        child: Box<tokio::process::Child>,
-        _profile: Option<tempfile::TempDir>,
+        /// None when re-attached: the process is not our child any more.
+        child: Option<Box<tokio::process::Child>>,
+        pid: Option<u32>,
+        temp_profile: Option<PathBuf>,
         headless: bool,
     },
     /// Someone else's browser: we only disconnect.
@@ -31,6 +35,13 @@ pub struct Browser {
     owner: Owner,
     endpoint: String,
     executable: Option<PathBuf>,
+}
+
+fn pid_alive(pid: u32) -> bool {
+    // A zombie still has /proc/PID; its state line says Z.
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|s| !s.contains("State:\tZ"))
+        .unwrap_or(false)
 }
 
 impl Browser {
@@ -48,8 +59,9 @@ impl Browser {
             endpoint: launched.ws_url,
             executable: Some(launched.executable),
             owner: Owner::Launched {
-                child: Box::new(launched.child),
-                _profile: launched.temp_profile,
+                pid: launched.child.id(),
+                child: Some(Box::new(launched.child)),
+                temp_profile: launched.temp_profile,
                 headless: !opts.headed,
             },
         })
@@ -68,6 +80,55 @@ impl Browser {
         })
     }
 
+    /// Re-attaches to a browser an earlier daemon bound to a session.
+    pub async fn adopt(binding: &Binding) -> Result<Browser, ApiError> {
+        if binding.owned && !binding.pid.is_some_and(pid_alive) {
+            return Err(ApiError::new(
+                ErrorCode::BrowserGone,
+                "the browser is no longer running",
+            ));
+        }
+        let conn = Connection::connect_ws(&binding.endpoint)
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
+        let owner = if binding.owned {
+            Owner::Launched {
+                child: None,
+                pid: binding.pid,
+                temp_profile: binding.temp_profile.clone(),
+                headless: binding.headless,
+            }
+        } else {
+            Owner::Connected
+        };
+        Ok(Browser {
+            conn,
+            owner,
+            endpoint: binding.endpoint.clone(),
+            executable: binding.executable.clone(),
+        })
+    }
+
+    fn binding(&self) -> Binding {
+        let (owned, pid, temp_profile, headless) = match &self.owner {
+            Owner::Launched {
+                pid,
+                temp_profile,
+                headless,
+                ..
+            } => (true, *pid, temp_profile.clone(), *headless),
+            Owner::Connected => (false, None, None, false),
+        };
+        Binding {
+            endpoint: self.endpoint.clone(),
+            owned,
+            pid,
+            temp_profile,
+            headless,
+            executable: self.executable.clone(),
+        }
+    }
+
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
@@ -77,29 +138,62 @@ impl Browser {
             return true;
         }
         match &mut self.owner {
-            Owner::Launched { child, .. } => !matches!(child.try_wait(), Ok(None)),
+            Owner::Launched {
+                child: Some(child), ..
+            } => !matches!(child.try_wait(), Ok(None)),
+            Owner::Launched {
+                child: None, pid, ..
+            } => !pid.is_some_and(pid_alive),
             Owner::Connected => false,
         }
     }
 
     /// Closes a launched browser (politely, then by force) or disconnects.
     async fn shutdown(mut self) {
-        if let Owner::Connected = self.owner {
+        let Owner::Launched {
+            child,
+            pid,
+            temp_profile,
+            ..
+        } = &mut self.owner
+        else {
             self.conn.close();
-        }
-        if let Owner::Launched { child, .. } = &mut self.owner {
-            let _ = tokio::time::timeout(
-                Duration::from_millis(500),
-                self.conn.call(None, "Browser.close", json!({})),
-            )
-            .await;
-            if tokio::time::timeout(Duration::from_millis(1500), child.wait())
-                .await
-                .is_err()
-            {
-                let _ = child.start_kill();
-                let _ = child.wait().await;
+            return;
+        };
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            self.conn.call(None, "Browser.close", json!({})),
+        )
+        .await;
+        match child {
+            Some(child) => {
+                if tokio::time::timeout(Duration::from_millis(1500), child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = child.start_kill();
+                    let _ = child.wait().await;
+                }
             }
+            None => {
+                // Not our child (re-attached): wait for it, then force it.
+                let pid = *pid;
+                for _ in 0..30 {
+                    if !pid.is_some_and(pid_alive) {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                if let Some(pid) = pid.filter(|p| pid_alive(*p)) {
+                    let _ = tokio::process::Command::new("kill")
+                        .args(["-9", &pid.to_string()])
+                        .status()
+                        .await;
+                }
+            }
+        }
+        if let Some(dir) = temp_profile.take() {
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(dir)).await;
         }
     }
 }
@@ -128,6 +222,7 @@ pub struct SessionState {
     max_tabs: usize,
     /// Shared with the daemon so `close` can cut a stuck command loose.
     interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
+    bindings: Arc<Bindings>,
 }
 
 impl SessionState {
@@ -135,6 +230,7 @@ impl SessionState {
         name: &str,
         max_tabs: usize,
         interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
+        bindings: Arc<Bindings>,
     ) -> Self {
         SessionState {
             name: name.to_string(),
@@ -146,6 +242,7 @@ impl SessionState {
             next_tab: 1,
             max_tabs,
             interrupt,
+            bindings,
         }
     }
 
@@ -184,9 +281,9 @@ impl SessionState {
         };
         let pid = match &self.browser {
             Some(Browser {
-                owner: Owner::Launched { child, .. },
+                owner: Owner::Launched { pid, .. },
                 ..
-            }) => child.id(),
+            }) => *pid,
             _ => None,
         };
         SessionInfo {
@@ -219,6 +316,11 @@ impl SessionState {
             .await
     }
 
+    /// Re-attaches to the browser an earlier daemon bound to this session.
+    pub async fn adopt(&mut self, binding: &Binding) -> Result<(), ApiError> {
+        self.replace_browser(Browser::adopt(binding).await?).await
+    }
+
     async fn replace_browser(&mut self, browser: Browser) -> Result<(), ApiError> {
         if self.browser.is_some() && self.check_gone().is_ok() {
             browser.shutdown().await;
@@ -235,11 +337,13 @@ impl SessionState {
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));
+        self.bindings.set(&self.name, Some(browser.binding()));
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {
             if let Some(browser) = self.browser.take() {
                 browser.shutdown().await;
             }
+            self.bindings.set(&self.name, None);
             self.tabs.clear();
             self.active = None;
             return Err(e);
@@ -443,6 +547,7 @@ impl SessionState {
     pub async fn shutdown(&mut self) {
         self.closed = true;
         self.set_interrupt(None);
+        self.bindings.set(&self.name, None);
         self.tabs.clear();
         self.active = None;
         if let Some(browser) = self.browser.take() {

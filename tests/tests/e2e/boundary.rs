@@ -308,3 +308,41 @@ fn openapi_is_served_and_matches_the_committed_file() {
         "{names:?}"
     );
 }
+
+#[test]
+fn a_restarted_daemon_reattaches_sessions_whose_browser_still_runs() {
+    let mut d = Daemon::start().expect("daemon");
+    d.ok("keep", "goto", json!({ "url": web().url("nav/b.html") }));
+    let pid = d.ok("lost", "launch", json!({}))["session"]["pid"]
+        .as_u64()
+        .expect("pid");
+    let bindings = std::fs::read_to_string(d.home().join("sessions.json")).expect("sessions.json");
+    assert!(
+        bindings.contains("\"keep\"") && bindings.contains("\"lost\""),
+        "{bindings}"
+    );
+    d.crash_and_restart().expect("restart");
+    // One browser dies while no daemon runs.
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    std::thread::sleep(Duration::from_millis(200));
+    d.crash_and_restart().expect("restart again");
+    assert_eq!(
+        d.ok("keep", "title", json!({}))["title"],
+        "Page B",
+        "same page after the restart"
+    );
+    assert_eq!(
+        d.ok("keep", "back", json!({}))["title"],
+        "",
+        "its history came along"
+    );
+    d.err("lost", "title", json!({}), "not_found");
+    let bindings = std::fs::read_to_string(d.home().join("sessions.json")).expect("sessions.json");
+    assert!(!bindings.contains("\"lost\""), "{bindings}");
+    d.ok("keep", "close", json!({}));
+    let bindings = std::fs::read_to_string(d.home().join("sessions.json")).expect("sessions.json");
+    assert!(!bindings.contains("\"keep\""), "{bindings}");
+}

@@ -33,11 +33,17 @@ pub struct Globals {
     /// Request id to send (echoed back).
     #[arg(long, global = true, hide = true)]
     pub id: Option<String>,
+    /// Who is calling: tabs are leased to one client at a time.
+    #[arg(long, global = true, env = "WEBRIG_CLIENT")]
+    pub client: Option<String>,
+    /// Wait for a tab leased to another client instead of answering busy.
+    #[arg(long, global = true)]
+    pub wait_lease: bool,
 }
 
 /// Global options that take a value (kept in sync with [`Globals`]; a test
 /// checks it).
-const VALUE_FLAGS: &[&str] = &["--session", "--tab", "--timeout-ms", "--port", "--id"];
+const VALUE_FLAGS: &[&str] = &["--session", "--tab", "--timeout-ms", "--port", "--id", "--client"];
 
 /// The command words an argv names, found without clap: the first positional
 /// argument, plus the next one for grouped commands (`tab new`).
@@ -188,6 +194,8 @@ pub fn main() -> ExitCode {
         command: entry.api_name().to_string(),
         args,
         timeout_ms: globals.timeout_ms,
+        client: globals.client.clone(),
+        wait_lease: globals.wait_lease,
     };
     let home = match Home::from_env() {
         Ok(h) => h,

@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use context::Cx;
+pub use context::{Cx, HeldTab};
 
 use crate::error::ApiError;
 
@@ -41,6 +41,21 @@ pub enum Scope {
     Session,
     /// Like `Session`, but creates the session when it does not exist yet.
     SessionCreate,
+    /// Acts on one tab: in order with that tab's other commands, in parallel
+    /// with other tabs of the session (up to a cap), under the tab's lease.
+    Tab,
+    /// Like `Tab`, but creates the session (and its browser) when needed.
+    TabCreate,
+}
+
+impl Scope {
+    pub fn creates(self) -> bool {
+        matches!(self, Scope::SessionCreate | Scope::TabCreate)
+    }
+
+    pub fn per_tab(self) -> bool {
+        matches!(self, Scope::Tab | Scope::TabCreate)
+    }
 }
 
 /// One command of the API. Implementors are plain data plus a handler.

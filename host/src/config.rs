@@ -24,6 +24,10 @@ pub struct Limits {
     pub waiting_per_session: usize,
     pub sessions: usize,
     pub tabs_per_session: usize,
+    /// Tabs of one session whose commands may run at the same time.
+    pub parallel_tabs_per_session: usize,
+    /// A tab's lease ends when its client has been idle this long.
+    pub lease_idle_s: u64,
     pub timeout_default_ms: u64,
     pub timeout_max_ms: u64,
     /// Pairing code lifetime and tries.
@@ -44,6 +48,8 @@ impl Default for Limits {
             waiting_per_session: 32,
             sessions: 128,
             tabs_per_session: 32,
+            parallel_tabs_per_session: 4,
+            lease_idle_s: 30,
             timeout_default_ms: 30_000,
             timeout_max_ms: 120_000,
             pair_code_ttl_s: 300,
@@ -77,6 +83,7 @@ impl Limits {
             ("body_bytes", l.body_bytes as u64),
             ("sessions", l.sessions as u64),
             ("tabs_per_session", l.tabs_per_session as u64),
+            ("parallel_tabs_per_session", l.parallel_tabs_per_session as u64),
             ("timeout_default_ms", l.timeout_default_ms),
             ("timeout_max_ms", l.timeout_max_ms),
             ("pair_attempts", u64::from(l.pair_attempts)),

@@ -29,6 +29,8 @@ pub use routes::app;
 /// and a way to interrupt a stuck command without that lock.
 pub struct Slot {
     state: Arc<tokio::sync::Mutex<SessionState>>,
+    /// Tabs of this session whose commands may run at once.
+    parallel: Arc<tokio::sync::Semaphore>,
     waiting: std::sync::atomic::AtomicUsize,
     /// The browser's CDP connection, shared with the session state, reachable
     /// without the session's lock.
@@ -38,6 +40,10 @@ pub struct Slot {
 impl Slot {
     pub fn state(&self) -> &Arc<tokio::sync::Mutex<SessionState>> {
         &self.state
+    }
+
+    pub fn parallel(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.parallel
     }
 
     /// Counts a command in; `false` when the queue is full.
@@ -186,6 +192,7 @@ impl State {
         }
         let interrupt = Arc::new(Mutex::new(None));
         let session = Arc::new(Slot {
+            parallel: Arc::new(tokio::sync::Semaphore::new(self.limits.parallel_tabs_per_session)),
             state: Arc::new(tokio::sync::Mutex::new(SessionState::new(
                 name,
                 self.limits.tabs_per_session,

@@ -167,7 +167,7 @@ pub struct Click {
 impl Command for Click {
     const NAME: &'static str = "click";
     const ABOUT: &'static str = "Click an element once it is actionable";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -213,7 +213,7 @@ macro_rules! simple_action {
         impl Command for $name {
             const NAME: &'static str = $cli;
             const ABOUT: &'static str = $about;
-            const SCOPE: Scope = Scope::Session;
+            const SCOPE: Scope = Scope::Tab;
             type Output = Acted;
 
             async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -348,7 +348,7 @@ pub struct Type {
 impl Command for Type {
     const NAME: &'static str = "type";
     const ABOUT: &'static str = "Type text key by key into an element";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -396,7 +396,7 @@ pub struct Fill {
 impl Command for Fill {
     const NAME: &'static str = "fill";
     const ABOUT: &'static str = "Replace a field's content";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -461,7 +461,7 @@ pub struct Press {
 impl Command for Press {
     const NAME: &'static str = "press";
     const ABOUT: &'static str = "Press a key or key combo";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -521,7 +521,7 @@ pub struct Select {
 impl Command for Select {
     const NAME: &'static str = "select";
     const ABOUT: &'static str = "Choose options of a select by value or label";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -602,7 +602,7 @@ pub struct Scroll {
 impl Command for Scroll {
     const NAME: &'static str = "scroll";
     const ABOUT: &'static str = "Scroll the page or an element, or bring an element into view";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -660,7 +660,7 @@ pub struct Drag {
 impl Command for Drag {
     const NAME: &'static str = "drag";
     const ABOUT: &'static str = "Drag an element onto another";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
@@ -710,7 +710,7 @@ pub struct Upload {
 impl Command for Upload {
     const NAME: &'static str = "upload";
     const ABOUT: &'static str = "Put files into a file input";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Acted;
 
     fn prepare(&mut self) -> Result<(), ApiError> {

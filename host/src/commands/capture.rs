@@ -66,7 +66,7 @@ pub struct Screenshot {
 impl Command for Screenshot {
     const NAME: &'static str = "screenshot";
     const ABOUT: &'static str = "Save a screenshot of the viewport, full page or an element";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Saved;
 
     fn prepare(&mut self) -> Result<(), ApiError> {
@@ -121,7 +121,7 @@ pub struct Pdf {
 impl Command for Pdf {
     const NAME: &'static str = "pdf";
     const ABOUT: &'static str = "Save the page as a PDF";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Saved;
 
     fn prepare(&mut self) -> Result<(), ApiError> {

@@ -15,7 +15,26 @@ pub struct Cx {
     state: Arc<State>,
     session: Option<OwnedMutexGuard<SessionState>>,
     tab: Option<String>,
+    /// For per-tab commands: the tab, resolved and held for the command.
+    held: Option<HeldTab>,
     deadline: Instant,
+}
+
+/// A tab a per-tab command holds: its queue lock and a parallel slot.
+pub struct HeldTab {
+    tab: Tab,
+    _queue: OwnedMutexGuard<()>,
+    _parallel: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl HeldTab {
+    pub fn new(tab: Tab, queue: OwnedMutexGuard<()>, parallel: tokio::sync::OwnedSemaphorePermit) -> Self {
+        HeldTab {
+            tab,
+            _queue: queue,
+            _parallel: parallel,
+        }
+    }
 }
 
 impl Cx {
@@ -29,6 +48,18 @@ impl Cx {
             state,
             session,
             tab,
+            held: None,
+            deadline,
+        }
+    }
+
+    /// A context for a per-tab command (no session lock).
+    pub fn for_tab(state: Arc<State>, held: HeldTab, deadline: Instant) -> Self {
+        Cx {
+            state,
+            session: None,
+            tab: None,
+            held: Some(held),
             deadline,
         }
     }
@@ -51,6 +82,9 @@ impl Cx {
     /// The tab the request named, else the session's active tab (opened, and
     /// the browser launched, when there is none).
     pub async fn tab(&mut self) -> Result<Tab, ApiError> {
+        if let Some(held) = &self.held {
+            return Ok(held.tab.clone());
+        }
         let id = self.tab.clone();
         self.session()?.tab(id.as_deref()).await
     }

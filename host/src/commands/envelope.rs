@@ -28,6 +28,13 @@ pub struct Request {
     /// Deadline for the whole command, 1..=120000 (default 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Who is calling. A tab is leased to the first client that uses it until
+    /// that client goes idle; others get `busy` (or wait, with `wait_lease`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    /// Wait in line for a tab leased to another client instead of `busy`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wait_lease: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

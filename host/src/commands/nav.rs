@@ -23,7 +23,7 @@ pub struct Goto {
 impl Command for Goto {
     const NAME: &'static str = "goto";
     const ABOUT: &'static str = "Open a URL and wait until it loads";
-    const SCOPE: Scope = Scope::SessionCreate;
+    const SCOPE: Scope = Scope::TabCreate;
     type Output = Navigated;
 
     async fn run(self, mut cx: Cx) -> Result<Navigated, ApiError> {
@@ -59,7 +59,7 @@ macro_rules! history_command {
         impl Command for $name {
             const NAME: &'static str = $cli;
             const ABOUT: &'static str = $about;
-            const SCOPE: Scope = Scope::Session;
+            const SCOPE: Scope = Scope::Tab;
             type Output = Navigated;
 
             async fn run(self, mut cx: Cx) -> Result<Navigated, ApiError> {
@@ -187,7 +187,7 @@ impl Wait {
 impl Command for Wait {
     const NAME: &'static str = "wait";
     const ABOUT: &'static str = "Wait for text, an element, a URL, a load state or a delay";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Waited;
 
     async fn run(self, mut cx: Cx) -> Result<Waited, ApiError> {

@@ -24,7 +24,7 @@ pub struct Text {
 impl Command for Text {
     const NAME: &'static str = "text";
     const ABOUT: &'static str = "Print the visible text of the page or an element";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = TextOut;
 
     async fn run(self, mut cx: Cx) -> Result<TextOut, ApiError> {
@@ -58,7 +58,7 @@ pub struct HtmlOut {
 impl Command for Html {
     const NAME: &'static str = "html";
     const ABOUT: &'static str = "Print the HTML of the page or an element";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = HtmlOut;
 
     async fn run(self, mut cx: Cx) -> Result<HtmlOut, ApiError> {
@@ -89,7 +89,7 @@ pub struct ValueOut {
 impl Command for Value {
     const NAME: &'static str = "value";
     const ABOUT: &'static str = "Print a form field's current value";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = ValueOut;
 
     async fn run(self, mut cx: Cx) -> Result<ValueOut, ApiError> {
@@ -123,7 +123,7 @@ pub struct AttrOut {
 impl Command for Attr {
     const NAME: &'static str = "attr";
     const ABOUT: &'static str = "Print an element's attribute";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = AttrOut;
 
     async fn run(self, mut cx: Cx) -> Result<AttrOut, ApiError> {
@@ -153,7 +153,7 @@ pub struct TitleOut {
 impl Command for Title {
     const NAME: &'static str = "title";
     const ABOUT: &'static str = "Print the page title";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = TitleOut;
 
     async fn run(self, mut cx: Cx) -> Result<TitleOut, ApiError> {
@@ -181,7 +181,7 @@ pub struct UrlOut {
 impl Command for Url {
     const NAME: &'static str = "url";
     const ABOUT: &'static str = "Print the page URL";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = UrlOut;
 
     async fn run(self, mut cx: Cx) -> Result<UrlOut, ApiError> {
@@ -213,7 +213,7 @@ pub struct EvalOut {
 impl Command for Eval {
     const NAME: &'static str = "eval";
     const ABOUT: &'static str = "Run JavaScript in the page and print its JSON value";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = EvalOut;
 
     async fn run(self, mut cx: Cx) -> Result<EvalOut, ApiError> {

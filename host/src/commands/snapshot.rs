@@ -38,7 +38,7 @@ pub struct Snapshot {
 impl Command for Snapshot {
     const NAME: &'static str = "snapshot";
     const ABOUT: &'static str = "Outline the page with @e refs (--diff: only what changed)";
-    const SCOPE: Scope = Scope::Session;
+    const SCOPE: Scope = Scope::Tab;
     type Output = Shot;
 
     async fn run(self, mut cx: Cx) -> Result<Shot, ApiError> {

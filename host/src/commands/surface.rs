@@ -24,6 +24,8 @@ pub fn markdown() -> String {
          | option | env | meaning |\n| --- | --- | --- |\n\
          | `--session NAME` | `WEBRIG_SESSION` | session to act in (default `default`) |\n\
          | `--tab ID` | | tab to act on (default: the session's active tab) |\n\
+         | `--client NAME` | `WEBRIG_CLIENT` | who is calling: a tab is leased to one client at a time |\n\
+         | `--wait-lease` | | wait (FIFO) for a tab leased to another client instead of answering `busy` |\n\
          | `--timeout-ms N` | | deadline for the whole command, 1–120000 (default 30000) |\n\
          | `--json` | | print the API envelope `{id, ok, result \\| error}` |\n\
          | `--port N` | `WEBRIG_PORT` | daemon port (default 9377) |\n\
@@ -47,6 +49,8 @@ pub fn markdown() -> String {
             Scope::Daemon => "daemon-wide",
             Scope::Session => "runs in an existing session, in order",
             Scope::SessionCreate => "runs in the session, creating it if needed",
+            Scope::Tab => "runs on one tab of an existing session, in order with that tab's commands",
+            Scope::TabCreate => "runs on one tab, creating the session and its browser if needed",
         };
         let _ = writeln!(out, "\nAPI name `{}`; {scope}.\n", e.api_name());
         let args = e.args_schema();

@@ -43,7 +43,14 @@ pub struct Globals {
 
 /// Global options that take a value (kept in sync with [`Globals`]; a test
 /// checks it).
-const VALUE_FLAGS: &[&str] = &["--session", "--tab", "--timeout-ms", "--port", "--id", "--client"];
+const VALUE_FLAGS: &[&str] = &[
+    "--session",
+    "--tab",
+    "--timeout-ms",
+    "--port",
+    "--id",
+    "--client",
+];
 
 /// The command words an argv names, found without clap: the first positional
 /// argument, plus the next one for grouped commands (`tab new`).

@@ -98,6 +98,7 @@ pub struct Entry {
     augment: fn(clap::Command) -> clap::Command,
     parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
     run: fn(Cx, Value) -> BoxFuture,
+    check: fn(Value) -> Result<(), ApiError>,
     human: fn(&Value) -> Option<String>,
     args_schema: fn() -> schemars::Schema,
     output_schema: fn() -> schemars::Schema,
@@ -115,6 +116,7 @@ impl Entry {
             augment: |cmd| T::augment_args(cmd),
             parse: parse::<T>,
             run: run::<T>,
+            check: |args| decode::<T>(args).map(drop),
             human: |v| {
                 serde_json::from_value::<T::Output>(v.clone())
                     .ok()
@@ -165,6 +167,11 @@ impl Entry {
         (self.run)(cx, args)
     }
 
+    /// Decodes `args` as this command's arguments without running it.
+    pub fn check(&self, args: Value) -> Result<(), ApiError> {
+        (self.check)(args)
+    }
+
     /// The CLI's short rendering of a result; None when it does not parse.
     pub fn human(&self, result: &Value) -> Option<String> {
         (self.human)(result)
@@ -186,17 +193,21 @@ fn parse<T: Command>(matches: &clap::ArgMatches) -> Result<Value, ApiError> {
     serde_json::to_value(&cmd).map_err(|e| ApiError::internal(format!("encoding arguments: {e}")))
 }
 
+fn decode<T: Command>(args: Value) -> Result<T, ApiError> {
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
+    serde_json::from_value(args).map_err(|e| {
+        ApiError::invalid(format!("bad arguments for {}: {e}", T::NAME))
+            .with_hint(format!("see webrig {} --help", T::NAME))
+    })
+}
+
 fn run<T: Command>(cx: Cx, args: Value) -> BoxFuture {
     Box::pin(async move {
-        let args = if args.is_null() {
-            Value::Object(Default::default())
-        } else {
-            args
-        };
-        let cmd: T = serde_json::from_value(args).map_err(|e| {
-            ApiError::invalid(format!("bad arguments for {}: {e}", T::NAME))
-                .with_hint(format!("see webrig {} --help", T::NAME))
-        })?;
+        let cmd: T = decode(args)?;
         let out = cmd.run(cx).await?;
         serde_json::to_value(out)
             .map_err(|e| ApiError::internal(format!("encoding the result: {e}")))
@@ -253,6 +264,34 @@ pub fn registry() -> &'static [Entry] {
     &REGISTRY
 }
 
+/// Everything the daemon does with untrusted request bytes before a browser
+/// is involved: the envelope, the command lookup, the arguments, and the
+/// parsers behind them (targets, keys, URLs). It must never panic; the fuzz
+/// target (`host/fuzz`, `cargo xtask fuzz`) and a unit test feed it.
+pub fn check_request(bytes: &[u8]) -> Result<(), ApiError> {
+    let req: envelope::Request = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::invalid(format!("malformed request: {e}")))?;
+    if let Some(session) = &req.session {
+        envelope::check_session_name(session)?;
+    }
+    let entry = find(&req.command).ok_or_else(|| ApiError::invalid("unknown command"))?;
+    let args = req.args.clone();
+    entry.check(args.clone())?;
+    // The string parsers the commands apply to their arguments.
+    for key in ["target", "scope", "from", "to"] {
+        if let Some(t) = args.get(key).and_then(Value::as_str) {
+            let _ = crate::browser::frames::Target::parse(t);
+        }
+    }
+    if let Some(k) = args.get("key").and_then(Value::as_str) {
+        let _ = crate::browser::keys::combo(k);
+    }
+    if let Some(u) = args.get("url").and_then(Value::as_str) {
+        let _ = crate::browser::nav::normalize_url(u);
+    }
+    Ok(())
+}
+
 /// Looks a command up by its API name (`tab_new`) or CLI words (`tab new`).
 pub fn find(name: &str) -> Option<&'static Entry> {
     registry()
@@ -271,6 +310,32 @@ mod tests {
             assert!(seen.insert(entry.api_name()), "{} twice", entry.api_name());
             assert_eq!(entry.api_name(), entry.api_name().to_lowercase());
         }
+    }
+
+    #[test]
+    fn hostile_requests_are_refused_without_panicking() {
+        let cases: &[&[u8]] = &[
+            b"",
+            b"{",
+            b"null",
+            b"[]",
+            b"{\"command\": 1}",
+            b"{\"command\": \"goto\"}",
+            b"{\"command\": \"goto\", \"args\": {\"url\": \"\\u0000\"}}",
+            b"{\"command\": \"click\", \"args\": {\"target\": \"@f99999999999999999999e1\"}}",
+            b"{\"command\": \"press\", \"args\": {\"key\": \"++++\"}}",
+            b"{\"command\": \"press\", \"args\": {\"key\": \"Control+\"}}",
+            b"{\"command\": \"wait\", \"args\": {\"ms\": -1}}",
+            b"{\"command\": \"snapshot\", \"args\": {\"depth\": 99999999999}}",
+            b"{\"command\": \"goto\", \"session\": \"../../etc\", \"args\": {\"url\": \"x\"}}",
+            b"{\"command\": \"goto\", \"args\": {\"url\": \"http://[::1\"}}",
+            "{\"command\": \"click\", \"args\": {\"target\": \"@é\"}}".as_bytes(),
+        ];
+        for case in cases {
+            let _ = check_request(case);
+        }
+        assert!(check_request(br#"{"command": "goto", "args": {"url": "a.test"}}"#).is_ok());
+        assert!(check_request(br#"{"command": "goto", "args": {"url": 5}}"#).is_err());
     }
 
     #[test]

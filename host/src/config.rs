@@ -83,7 +83,10 @@ impl Limits {
             ("body_bytes", l.body_bytes as u64),
             ("sessions", l.sessions as u64),
             ("tabs_per_session", l.tabs_per_session as u64),
-            ("parallel_tabs_per_session", l.parallel_tabs_per_session as u64),
+            (
+                "parallel_tabs_per_session",
+                l.parallel_tabs_per_session as u64,
+            ),
             ("timeout_default_ms", l.timeout_default_ms),
             ("timeout_max_ms", l.timeout_max_ms),
             ("pair_attempts", u64::from(l.pair_attempts)),

@@ -192,7 +192,9 @@ impl State {
         }
         let interrupt = Arc::new(Mutex::new(None));
         let session = Arc::new(Slot {
-            parallel: Arc::new(tokio::sync::Semaphore::new(self.limits.parallel_tabs_per_session)),
+            parallel: Arc::new(tokio::sync::Semaphore::new(
+                self.limits.parallel_tabs_per_session,
+            )),
             state: Arc::new(tokio::sync::Mutex::new(SessionState::new(
                 name,
                 self.limits.tabs_per_session,

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_pages;
 mod demo;
+mod fuzz;
 mod rig;
 mod setup;
 
@@ -17,9 +18,10 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("bench") => bench::run(&args[1..]),
         Some("docs") => docs(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md from the command registry"
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope for a bounded time (--seconds N, default 60)"
             );
             return ExitCode::from(2);
         }

@@ -150,7 +150,10 @@ impl Tab {
                 return Ok(());
             }
             if !expired {
-                if queue && let Some(c) = client && !l.waiters.iter().any(|w| w == c) {
+                if queue
+                    && let Some(c) = client
+                    && !l.waiters.iter().any(|w| w == c)
+                {
                     l.waiters.push_back(c.to_string());
                 }
                 return Err(Leased {
@@ -162,7 +165,10 @@ impl Tab {
             if let Some(front) = l.waiters.front().cloned()
                 && Some(front.as_str()) != client
             {
-                if queue && let Some(c) = client && !l.waiters.iter().any(|w| w == c) {
+                if queue
+                    && let Some(c) = client
+                    && !l.waiters.iter().any(|w| w == c)
+                {
                     l.waiters.push_back(c.to_string());
                 }
                 return Err(Leased {

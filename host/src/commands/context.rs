@@ -28,7 +28,11 @@ pub struct HeldTab {
 }
 
 impl HeldTab {
-    pub fn new(tab: Tab, queue: OwnedMutexGuard<()>, parallel: tokio::sync::OwnedSemaphorePermit) -> Self {
+    pub fn new(
+        tab: Tab,
+        queue: OwnedMutexGuard<()>,
+        parallel: tokio::sync::OwnedSemaphorePermit,
+    ) -> Self {
         HeldTab {
             tab,
             _queue: queue,

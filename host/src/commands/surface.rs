@@ -49,7 +49,9 @@ pub fn markdown() -> String {
             Scope::Daemon => "daemon-wide",
             Scope::Session => "runs in an existing session, in order",
             Scope::SessionCreate => "runs in the session, creating it if needed",
-            Scope::Tab => "runs on one tab of an existing session, in order with that tab's commands",
+            Scope::Tab => {
+                "runs on one tab of an existing session, in order with that tab's commands"
+            }
             Scope::TabCreate => "runs on one tab, creating the session and its browser if needed",
         };
         let _ = writeln!(out, "\nAPI name `{}`; {scope}.\n", e.api_name());

@@ -80,7 +80,13 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
         ))
     };
     if scope.per_tab() {
-        let held = hold_tab(&slot, &req, deadline, Duration::from_secs(limits.lease_idle_s)).await?;
+        let held = hold_tab(
+            &slot,
+            &req,
+            deadline,
+            Duration::from_secs(limits.lease_idle_s),
+        )
+        .await?;
         let cx = Cx::for_tab(state, held, deadline);
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
@@ -101,7 +107,9 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     };
     let guard = guard.map_err(|_| queued("the commands ahead"))?;
     if guard.is_closed() {
-        return Err(ApiError::not_found(format!("session {session_name:?} was closed")));
+        return Err(ApiError::not_found(format!(
+            "session {session_name:?} was closed"
+        )));
     }
     let cx = Cx::new(state, Some(guard), req.tab, deadline);
     finish(entry, cx, req.args, deadline, timeout_ms).await
@@ -121,7 +129,9 @@ async fn hold_tab(
     let (tab, queue) = loop {
         let mut session = tokio::time::timeout_at(deadline, slot.state().clone().lock_owned())
             .await
-            .map_err(|_| ApiError::timeout(format!("session {name:?} stayed busy until the deadline")))?;
+            .map_err(|_| {
+                ApiError::timeout(format!("session {name:?} stayed busy until the deadline"))
+            })?;
         if session.is_closed() {
             return Err(ApiError::not_found(format!("session {name:?} was closed")));
         }
@@ -136,10 +146,12 @@ async fn hold_tab(
                     std::task::Poll::Ready(g) => g,
                     std::task::Poll::Pending => tokio::time::timeout_at(deadline, queue)
                         .await
-                        .map_err(|_| ApiError::timeout(format!(
-                            "tab {} stayed busy until the deadline; this command did not run",
-                            tab.id()
-                        )))?,
+                        .map_err(|_| {
+                            ApiError::timeout(format!(
+                                "tab {} stayed busy until the deadline; this command did not run",
+                                tab.id()
+                            ))
+                        })?,
                 };
                 break (tab, guard);
             }
@@ -155,10 +167,15 @@ async fn hold_tab(
                     ),
                 );
                 if !req.wait_lease {
-                    return Err(busy.with_hint("use another tab (webrig tab new), or pass --wait-lease to wait in line"));
+                    return Err(busy.with_hint(
+                        "use another tab (webrig tab new), or pass --wait-lease to wait in line",
+                    ));
                 }
                 if Instant::now() + LEASE_POLL >= deadline {
-                    return Err(ApiError::timeout(format!("{} until the deadline", busy.message())));
+                    return Err(ApiError::timeout(format!(
+                        "{} until the deadline",
+                        busy.message()
+                    )));
                 }
                 tokio::time::sleep(LEASE_POLL).await;
             }
@@ -166,7 +183,11 @@ async fn hold_tab(
     };
     let parallel = tokio::time::timeout_at(deadline, slot.parallel().clone().acquire_owned())
         .await
-        .map_err(|_| ApiError::timeout(format!("no free tab slot in session {name:?} before the deadline")))?
+        .map_err(|_| {
+            ApiError::timeout(format!(
+                "no free tab slot in session {name:?} before the deadline"
+            ))
+        })?
         .map_err(|_| ApiError::internal("the session's tab slots are closed"))?;
     Ok(HeldTab::new(tab, queue, parallel))
 }

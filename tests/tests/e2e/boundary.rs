@@ -352,23 +352,40 @@ fn tabs_of_one_session_run_in_parallel_and_each_keeps_its_order() {
     let d = daemon();
     let s = "two-tabs";
     d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
-    let first = d.ok(s, "tabs", json!({}))["tabs"][0]["id"].as_str().expect("tab").to_string();
-    let second = d.ok(s, "tab_new", json!({ "url": web().url("nav/b.html") }))["id"].as_str().expect("tab").to_string();
+    let first = d.ok(s, "tabs", json!({}))["tabs"][0]["id"]
+        .as_str()
+        .expect("tab")
+        .to_string();
+    let second = d.ok(s, "tab_new", json!({ "url": web().url("nav/b.html") }))["id"]
+        .as_str()
+        .expect("tab")
+        .to_string();
     let slow = {
         let first = first.clone();
         std::thread::spawn(move || {
-            daemon().request(json!({ "session": "two-tabs", "tab": first, "command": "eval",
-                "args": { "script": "new Promise(r => setTimeout(() => r('slow'), 1500))" } }))
+            daemon().request(
+                json!({ "session": "two-tabs", "tab": first, "command": "eval",
+                "args": { "script": "new Promise(r => setTimeout(() => r('slow'), 1500))" } }),
+            )
         })
     };
     std::thread::sleep(Duration::from_millis(150));
     let start = Instant::now();
     let other = d.request(json!({ "session": s, "tab": second, "command": "title" }));
     assert_eq!(other["result"]["title"], "Page B", "{other}");
-    assert!(start.elapsed() < Duration::from_millis(1000), "tab 2 waited for tab 1: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(1000),
+        "tab 2 waited for tab 1: {:?}",
+        start.elapsed()
+    );
     // The same tab waits its turn.
-    let same = d.request(json!({ "session": s, "tab": first, "command": "eval", "args": { "script": "'after'" } }));
-    assert!(start.elapsed() >= Duration::from_millis(1200), "tab 1's second command jumped the line");
+    let same = d.request(
+        json!({ "session": s, "tab": first, "command": "eval", "args": { "script": "'after'" } }),
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(1200),
+        "tab 1's second command jumped the line"
+    );
     assert_eq!(same["result"]["value"], "after");
     assert_eq!(slow.join().expect("thread")["result"]["value"], "slow");
     d.ok(s, "close", json!({}));
@@ -385,15 +402,31 @@ fn a_leased_tab_answers_busy_to_others_or_lets_them_wait_in_line() {
     assert_eq!(as_client("alice", false, "title")["ok"], true);
     let bob = as_client("bob", false, "title");
     assert_eq!(bob["error"]["code"], "busy", "{bob}");
-    assert!(bob["error"]["message"].as_str().unwrap_or_default().contains("leased to alice"), "{bob}");
+    assert!(
+        bob["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("leased to alice"),
+        "{bob}"
+    );
     let anonymous = d.cmd(s, "title", json!({}));
     assert_eq!(anonymous["error"]["code"], "busy", "{anonymous}");
     // Bob waits; alice goes idle; bob gets the tab.
     let start = Instant::now();
     let bob = as_client("bob", true, "title");
     assert_eq!(bob["result"]["title"], "Page A", "{bob}");
-    assert!(start.elapsed() >= Duration::from_millis(700), "bob did not wait: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() >= Duration::from_millis(700),
+        "bob did not wait: {:?}",
+        start.elapsed()
+    );
     let alice = as_client("alice", false, "title");
-    assert!(alice["error"]["message"].as_str().unwrap_or_default().contains("leased to bob"), "{alice}");
+    assert!(
+        alice["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("leased to bob"),
+        "{alice}"
+    );
     d.ok(s, "close", json!({}));
 }

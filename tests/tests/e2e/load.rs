@@ -27,7 +27,11 @@ fn thirty_two_sessions_times_a_hundred_commands_without_an_error() {
                 let mut latencies = Vec::with_capacity(COMMANDS);
                 for n in 1..=COMMANDS {
                     let t = Instant::now();
-                    let r = d.cmd(&s, "eval", json!({ "script": "window.n = (window.n || 0) + 1" }));
+                    let r = d.cmd(
+                        &s,
+                        "eval",
+                        json!({ "script": "window.n = (window.n || 0) + 1" }),
+                    );
                     latencies.push(t.elapsed());
                     if r["result"]["value"] != n {
                         return Err(format!("{s}: command {n} answered {r}"));
@@ -49,7 +53,12 @@ fn thirty_two_sessions_times_a_hundred_commands_without_an_error() {
             Err(e) => errors.push(e),
         }
     }
-    assert!(errors.is_empty(), "{} sessions failed:\n{}", errors.len(), errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "{} sessions failed:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
     assert_eq!(all.len(), SESSIONS * COMMANDS);
     all.sort();
     let p = |q: usize| all[(all.len() * q / 100).min(all.len() - 1)].as_secs_f64() * 1e3;

@@ -1,0 +1,61 @@
+//! `cargo xtask fuzz [--seconds N]`: the request fuzz target
+//! (`host/fuzz/fuzz_targets/envelope.rs`) under libFuzzer for a bounded time.
+//!
+//! cargo-fuzz wants nightly-only compiler flags; this machine has one stable
+//! toolchain, so the run sets RUSTC_BOOTSTRAP=1 and uses `-s none` (coverage
+//! guidance without AddressSanitizer: the code under test is safe Rust, so
+//! the findings that matter are panics, which libFuzzer catches as aborts).
+
+use std::process::Command;
+
+use super::setup;
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let seconds: u64 = args
+        .iter()
+        .position(|a| a == "--seconds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60);
+    let have = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        setup::step("installing cargo-fuzz from crates.io");
+        setup::cargo(&["install", "cargo-fuzz", "--locked"])?;
+    }
+    // A scratch copy of the committed seeds, so a run does not grow the repo.
+    let corpus = std::env::temp_dir().join(format!("webrig-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&corpus).map_err(|e| e.to_string())?;
+    let seeds = setup::root().join("host/fuzz/corpus/envelope");
+    for seed in std::fs::read_dir(&seeds)
+        .map_err(|e| format!("{}: {e}", seeds.display()))?
+        .flatten()
+    {
+        let _ = std::fs::copy(seed.path(), corpus.join(seed.file_name()));
+    }
+    setup::step(&format!("fuzzing the request envelope for {seconds} s"));
+    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .current_dir(setup::root().join("host"))
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_TARGET_DIR", setup::target_dir().join("fuzz"))
+        .args(["fuzz", "run", "envelope", "-s", "none"])
+        .arg(&corpus)
+        .args([
+            "--",
+            &format!("-max_total_time={seconds}"),
+            "-print_final_stats=1",
+        ])
+        .status()
+        .map_err(|e| format!("running cargo fuzz: {e}"))?;
+    let _ = std::fs::remove_dir_all(&corpus);
+    if status.success() {
+        setup::step("no findings");
+        Ok(())
+    } else {
+        Err(format!(
+            "the fuzzer found a failing input ({status}); see host/fuzz/artifacts/envelope/"
+        ))
+    }
+}

@@ -57,6 +57,17 @@ pub fn locate(frames: &Frames, raw: &str) -> Result<Located, ApiError> {
     })
 }
 
+/// Locks the tab's frame table and resolves `raw` in it (a ref or selector).
+pub async fn target<'a>(
+    tab: &'a Tab,
+    raw: &str,
+) -> Result<(tokio::sync::MutexGuard<'a, Frames>, Located), ApiError> {
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let at = locate(&frames, raw)?;
+    Ok((frames, at))
+}
+
 /// Runs `__webrig.lib.<call>` for a located target and maps the library's
 /// refusals ({stale}, {invalid}, {missing}) to API errors.
 pub async fn lib(frames: &mut Frames, at: &Located, call: &str) -> Result<Value, ApiError> {

@@ -23,9 +23,7 @@ pub async fn on_element(
         let script = format!("((el, arg) => {{ {body} }})(document.documentElement, {arg})");
         return tab.eval(&script).await;
     };
-    let mut frames = tab.frames().await;
-    frames.main(tab);
-    let at = actions::locate(&frames, raw)?;
+    let (mut frames, at) = actions::target(&tab, raw).await?;
     let v = actions::lib(
         &mut frames,
         &at,

@@ -135,9 +135,7 @@ async fn click_target(
     deadline: Instant,
 ) -> Result<(), ApiError> {
     let (x, y) = {
-        let mut frames = tab.frames().await;
-        frames.main(tab);
-        let at = act::locate(&frames, target)?;
+        let (mut frames, at) = act::target(&tab, target).await?;
         act::point(&mut frames, &at, true, true, deadline).await?
     };
     act::click_at(tab, x, y, button, count, mods).await
@@ -249,9 +247,7 @@ simple_action!(
     "hovered",
     |tab, target, deadline| {
         let (x, y) = {
-            let mut frames = tab.frames().await;
-            frames.main(&tab);
-            let at = act::locate(&frames, &target)?;
+            let (mut frames, at) = act::target(&tab, &target).await?;
             act::point(&mut frames, &at, false, true, deadline).await?
         };
         act::mouse_move(&tab, x, y, 0).await?;
@@ -266,9 +262,7 @@ simple_action!(
     "Focus an element.",
     "focused",
     |tab, target, _deadline| {
-        let mut frames = tab.frames().await;
-        frames.main(&tab);
-        let at = act::locate(&frames, &target)?;
+        let (mut frames, at) = act::target(&tab, &target).await?;
         let v = act::lib(&mut frames, &at, &format!("run({}, el => {{ el.focus(); return el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement); }})", at.js())).await?;
         if v["ok"] != true {
             return Err(ApiError::invalid(format!(
@@ -299,9 +293,7 @@ simple_action!(
 );
 
 async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
-    let mut frames = tab.frames().await;
-    frames.main(tab);
-    let at = act::locate(&frames, target)?;
+    let (mut frames, at) = act::target(&tab, target).await?;
     let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
     if v.get("notCheckable").is_some() {
         return Err(ApiError::invalid(format!(
@@ -373,9 +365,7 @@ impl Command for Type {
 }
 
 async fn read_value(tab: &Tab, target: &str) -> Result<Option<Value>, ApiError> {
-    let mut frames = tab.frames().await;
-    frames.main(tab);
-    let at = act::locate(&frames, target)?;
+    let (mut frames, at) = act::target(&tab, target).await?;
     let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
     Ok(v.get("ok").cloned())
 }
@@ -407,9 +397,7 @@ impl Command for Fill {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
-                let mut frames = tab.frames().await;
-                frames.main(&tab);
-                let at = act::locate(&frames, &target)?;
+                let (mut frames, at) = act::target(&tab, &target).await?;
                 act::point(&mut frames, &at, true, false, deadline).await?;
                 let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
                 if v.get("disabled").is_some() {
@@ -482,9 +470,7 @@ impl Command for Press {
             self.snapshot_after,
             |tab, _deadline| async move {
                 if let Some(target) = target {
-                    let mut frames = tab.frames().await;
-                    frames.main(&tab);
-                    let at = act::locate(&frames, &target)?;
+                    let (mut frames, at) = act::target(&tab, &target).await?;
                     act::lib(
                         &mut frames,
                         &at,
@@ -537,9 +523,7 @@ impl Command for Select {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
-                let mut frames = tab.frames().await;
-                frames.main(&tab);
-                let at = act::locate(&frames, &target)?;
+                let (mut frames, at) = act::target(&tab, &target).await?;
                 act::point(&mut frames, &at, true, false, deadline).await?;
                 let v = act::lib(
                     &mut frames,
@@ -673,9 +657,7 @@ impl Command for Drag {
             self.snapshot_after,
             |tab, deadline| async move {
                 let (a, b) = {
-                    let mut frames = tab.frames().await;
-                    frames.main(&tab);
-                    let at_from = act::locate(&frames, &from)?;
+                    let (mut frames, at_from) = act::target(&tab, &from).await?;
                     let at_to = act::locate(&frames, &to)?;
                     let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
                     let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
@@ -746,9 +728,7 @@ impl Command for Upload {
             Some(&self.target),
             self.snapshot_after,
             |tab, _deadline| async move {
-                let mut frames = tab.frames().await;
-                frames.main(&tab);
-                let at = act::locate(&frames, &target)?;
+                let (mut frames, at) = act::target(&tab, &target).await?;
                 act::upload(&mut frames, &at, &files).await?;
                 Ok(Some(json!(files)))
             },

@@ -23,7 +23,7 @@ pub async fn on_element(
         let script = format!("((el, arg) => {{ {body} }})(document.documentElement, {arg})");
         return tab.eval(&script).await;
     };
-    let (mut frames, at) = actions::target(&tab, raw).await?;
+    let (mut frames, at) = actions::target(tab, raw).await?;
     let v = actions::lib(
         &mut frames,
         &at,

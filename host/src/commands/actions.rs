@@ -135,7 +135,7 @@ async fn click_target(
     deadline: Instant,
 ) -> Result<(), ApiError> {
     let (x, y) = {
-        let (mut frames, at) = act::target(&tab, target).await?;
+        let (mut frames, at) = act::target(tab, target).await?;
         act::point(&mut frames, &at, true, true, deadline).await?
     };
     act::click_at(tab, x, y, button, count, mods).await
@@ -293,7 +293,7 @@ simple_action!(
 );
 
 async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
-    let (mut frames, at) = act::target(&tab, target).await?;
+    let (mut frames, at) = act::target(tab, target).await?;
     let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
     if v.get("notCheckable").is_some() {
         return Err(ApiError::invalid(format!(
@@ -365,7 +365,7 @@ impl Command for Type {
 }
 
 async fn read_value(tab: &Tab, target: &str) -> Result<Option<Value>, ApiError> {
-    let (mut frames, at) = act::target(&tab, target).await?;
+    let (mut frames, at) = act::target(tab, target).await?;
     let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
     Ok(v.get("ok").cloned())
 }

@@ -246,6 +246,8 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<actions::Scroll>(),
         Entry::of::<actions::Drag>(),
         Entry::of::<actions::Upload>(),
+        Entry::of::<actions::DialogAccept>(),
+        Entry::of::<actions::DialogDismiss>(),
         Entry::of::<tabs::Tabs>(),
         Entry::of::<tabs::TabNew>(),
         Entry::of::<tabs::TabSelect>(),

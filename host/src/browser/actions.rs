@@ -209,11 +209,20 @@ pub async fn click_at(
 ) -> Result<(), ApiError> {
     for n in 1..=count.max(1) {
         for kind in ["mousePressed", "mouseReleased"] {
-            tab.call(
-                "Input.dispatchMouseEvent",
-                json!({ "type": kind, "x": x, "y": y, "button": button.cdp(), "clickCount": n, "modifiers": modifiers }),
-            )
-            .await?;
+            let sent = tab
+                .call(
+                    "Input.dispatchMouseEvent",
+                    json!({ "type": kind, "x": x, "y": y, "button": button.cdp(), "clickCount": n, "modifiers": modifiers }),
+                )
+                .await;
+            match sent {
+                // The click opened a dialog: it happened; the dialog is
+                // reported with the result and answered with `dialog`.
+                Err(_) if tab.dialog().is_some() => return Ok(()),
+                other => {
+                    other?;
+                }
+            }
         }
     }
     Ok(())

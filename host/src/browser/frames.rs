@@ -40,6 +40,8 @@ pub struct Frames {
     /// ref number → frame ordinal.
     refs: HashMap<u64, u32>,
     next_ref: u64,
+    /// The tab's dialog watch: page calls stop when a dialog opens.
+    dialog: Option<(String, super::tab::DialogWatch)>,
     /// The last snapshot's lines per kind of snapshot (options), for `--diff`:
     /// an interactive listing is compared with the previous interactive one.
     pub last_snapshot: HashMap<String, Vec<String>>,
@@ -117,6 +119,9 @@ impl Frames {
 
     /// The main frame, registered on first use.
     pub fn main(&mut self, tab: &Tab) -> Frame {
+        if self.dialog.is_none() {
+            self.dialog = Some((tab.id().to_string(), tab.dialog_watch()));
+        }
         if self.frames.is_empty() {
             self.frames.push(Frame {
                 ordinal: 0,
@@ -167,13 +172,14 @@ impl Frames {
         if let Some(ctx) = frame.context {
             return Ok(ctx);
         }
-        let made = frame
-            .session
-            .call(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame.frame_id, "worldName": WORLD }),
-            )
-            .await?;
+        let call = frame.session.call(
+            "Page.createIsolatedWorld",
+            json!({ "frameId": frame.frame_id, "worldName": WORLD }),
+        );
+        let made = match &self.dialog {
+            Some((tab, watch)) => super::tab::guard_dialog(tab, watch, call).await?,
+            None => call.await?,
+        };
         let ctx = made["executionContextId"]
             .as_i64()
             .ok_or_else(|| ApiError::internal("Page.createIsolatedWorld returned no context"))?;
@@ -201,7 +207,7 @@ impl Frames {
                 .frame(ordinal)
                 .map(|f| f.session.clone())
                 .ok_or_else(|| stale(label, "its frame is gone"))?;
-            match run_in(&session, ctx, expr).await {
+            match run_in(&session, ctx, expr, self.dialog.as_ref()).await {
                 Ok(v) => return Ok(v),
                 Err(EvalError::Cdp(e)) if context_gone(&e) => {
                     self.set_context(ordinal, None);
@@ -256,9 +262,14 @@ enum EvalError {
     Api(ApiError),
 }
 
-async fn run_in(session: &CdpSession, ctx: i64, expr: &str) -> Result<Value, EvalError> {
-    let call = |expression: String| {
-        session.call(
+async fn run_in(
+    session: &CdpSession,
+    ctx: i64,
+    expr: &str,
+    dialog: Option<&(String, super::tab::DialogWatch)>,
+) -> Result<Value, EvalError> {
+    let call = |expression: String| async move {
+        let call = session.call(
             "Runtime.evaluate",
             json!({
                 "expression": expression,
@@ -266,19 +277,25 @@ async fn run_in(session: &CdpSession, ctx: i64, expr: &str) -> Result<Value, Eva
                 "returnByValue": true,
                 "awaitPromise": true,
             }),
-        )
+        );
+        match dialog {
+            Some((tab, watch)) => super::tab::guard_dialog(tab, watch, call)
+                .await
+                .map_err(EvalError::Api),
+            None => call.await.map_err(EvalError::Cdp),
+        }
     };
     let guarded = format!("globalThis.__webrig && __webrig.lib ? ({expr}) : {MISSING:?}");
-    let mut reply = call(guarded.clone()).await.map_err(EvalError::Cdp)?;
+    let mut reply = call(guarded.clone()).await?;
     if reply["result"]["value"] == MISSING {
-        let installed = call(PAGE_LIB.to_string()).await.map_err(EvalError::Cdp)?;
+        let installed = call(PAGE_LIB.to_string()).await?;
         if installed.get("exceptionDetails").is_some() {
             return Err(EvalError::Api(ApiError::internal(format!(
                 "webrig's page library failed to load: {}",
                 installed["exceptionDetails"]
             ))));
         }
-        reply = call(guarded).await.map_err(EvalError::Cdp)?;
+        reply = call(guarded).await?;
     }
     if let Some(details) = reply.get("exceptionDetails") {
         let text = details["exception"]["description"]

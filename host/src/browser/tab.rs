@@ -43,6 +43,7 @@ struct TabInner {
     /// Held while a command runs on this tab: its commands run in order.
     queue: Arc<tokio::sync::Mutex<()>>,
     lease: Mutex<Option<Lease>>,
+    dialog: DialogWatch,
 }
 
 /// Which client holds a tab, and who waits for it (FIFO).
@@ -51,6 +52,30 @@ struct Lease {
     since: std::time::Instant,
     last: std::time::Instant,
     waiters: std::collections::VecDeque<String>,
+}
+
+/// A JavaScript dialog (alert, confirm, prompt, beforeunload) open on a tab.
+/// While one is open the page runs nothing, so webrig answers at once
+/// instead of hanging, and `dialog accept|dismiss` closes it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Dialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    pub message: String,
+    /// A prompt's default text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_prompt: Option<String>,
+}
+
+pub type DialogWatch = tokio::sync::watch::Receiver<Option<Dialog>>;
+
+/// The error every page call gets while a dialog is open.
+pub fn dialog_open(tab: &str, d: &Dialog) -> ApiError {
+    ApiError::new(
+        ErrorCode::Busy,
+        format!("a {} dialog is open on tab {tab}: {:?}", d.kind, d.message),
+    )
+    .with_hint("answer it first: webrig dialog accept, or webrig dialog dismiss (prompts: --text)")
 }
 
 /// Why a client may not use a tab now.
@@ -71,12 +96,14 @@ impl Tab {
         let lifecycle = Arc::new(Mutex::new(Lifecycle::default()));
         let detached = Arc::new(AtomicBool::new(false));
         let children = Arc::new(Mutex::new(HashMap::new()));
+        let (dialog_tx, dialog) = tokio::sync::watch::channel(None);
         spawn_watcher(
             &cdp,
             &target_id,
             Arc::downgrade(&lifecycle),
             detached.clone(),
             children.clone(),
+            dialog_tx,
         );
         let metrics = async {
             match viewport {
@@ -121,6 +148,7 @@ impl Tab {
                 frames: tokio::sync::Mutex::new(Frames::default()),
                 queue: Arc::new(tokio::sync::Mutex::new(())),
                 lease: Mutex::new(None),
+                dialog,
             }),
         })
     }
@@ -234,8 +262,49 @@ impl Tab {
         &self.inner.cdp
     }
 
+    /// A CDP call on the page. While a dialog is open the page runs nothing:
+    /// the call fails at once (`busy`, naming the dialog), and a call in
+    /// flight when one opens ends then instead of hanging.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, ApiError> {
-        Ok(self.inner.cdp.call(method, params).await?)
+        guard_dialog(
+            &self.inner.id,
+            &self.inner.dialog,
+            self.inner.cdp.call(method, params),
+        )
+        .await
+    }
+
+    /// The dialog open on this tab, if any.
+    pub fn dialog(&self) -> Option<Dialog> {
+        self.inner.dialog.borrow().clone()
+    }
+
+    /// A receiver other layers (frames) use to stop waiting when a dialog opens.
+    pub fn dialog_watch(&self) -> DialogWatch {
+        self.inner.dialog.clone()
+    }
+
+    /// Accepts or dismisses the open dialog.
+    pub async fn answer_dialog(
+        &self,
+        accept: bool,
+        text: Option<&str>,
+    ) -> Result<Dialog, ApiError> {
+        let Some(d) = self.dialog() else {
+            return Err(ApiError::not_found(format!(
+                "no dialog is open on tab {}",
+                self.id()
+            )));
+        };
+        let mut params = json!({ "accept": accept });
+        if let Some(t) = text {
+            params["promptText"] = json!(t);
+        }
+        self.inner
+            .cdp
+            .call("Page.handleJavaScriptDialog", params)
+            .await?;
+        Ok(d)
     }
 
     /// Whether the main frame's current document has reached lifecycle `name`.
@@ -372,6 +441,7 @@ fn spawn_watcher(
     lifecycle: std::sync::Weak<Mutex<Lifecycle>>,
     detached: Arc<AtomicBool>,
     children: Arc<Mutex<HashMap<String, String>>>,
+    dialog: tokio::sync::watch::Sender<Option<Dialog>>,
 ) {
     let mut events = cdp.connection().subscribe();
     let session = cdp.id().to_string();
@@ -395,6 +465,18 @@ fn spawn_watcher(
             if event.session_id.as_deref() == Some(&session) {
                 let p = &event.params;
                 match event.method.as_str() {
+                    "Page.javascriptDialogOpening" => {
+                        dialog.send_replace(Some(Dialog {
+                            kind: p["type"].as_str().unwrap_or("alert").to_string(),
+                            message: p["message"].as_str().unwrap_or_default().to_string(),
+                            default_prompt: p["defaultPrompt"].as_str().map(str::to_string),
+                        }));
+                        continue;
+                    }
+                    "Page.javascriptDialogClosed" => {
+                        dialog.send_replace(None);
+                        continue;
+                    }
                     "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
                         if let (Some(target), Some(child), Ok(mut map)) = (
                             p["targetInfo"]["targetId"].as_str(),
@@ -434,4 +516,31 @@ fn spawn_watcher(
             state.events.insert(name.to_string());
         }
     });
+}
+
+/// Runs a CDP call unless a dialog is (or becomes) open on the tab.
+pub async fn guard_dialog(
+    tab: &str,
+    dialog: &DialogWatch,
+    call: impl std::future::Future<Output = Result<Value, CdpError>>,
+) -> Result<Value, ApiError> {
+    let mut watch = dialog.clone();
+    if let Some(d) = watch.borrow_and_update().clone() {
+        return Err(dialog_open(tab, &d));
+    }
+    let opened = async {
+        let seen = watch.wait_for(|d| d.is_some()).await.map(|d| d.clone());
+        match seen {
+            Ok(d) => d,
+            // The tab's watcher ended (tab gone): let the call itself fail.
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        r = call => Ok(r?),
+        d = opened => {
+            let d = d.unwrap_or(Dialog { kind: "alert".into(), message: String::new(), default_prompt: None });
+            Err(dialog_open(tab, &d))
+        }
+    }
 }

@@ -15,6 +15,7 @@ use crate::browser::Tab;
 use crate::browser::actions::{self as act, Button, Settle};
 use crate::browser::keys;
 use crate::browser::snapshot::{self, Options};
+use crate::browser::tab::Dialog;
 use crate::error::ApiError;
 
 /// What to return after the action.
@@ -42,6 +43,9 @@ pub struct Acted {
     /// With --snapshot-after: the snapshot or diff.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
+    /// A dialog the action opened (answer it with `dialog accept|dismiss`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
 }
 
 fn human(out: &Acted) -> String {
@@ -60,6 +64,12 @@ fn human(out: &Acted) -> String {
             } else {
                 url
             }
+        ));
+    }
+    if let Some(d) = &out.dialog {
+        s.push_str(&format!(
+            "\na {} dialog opened: {:?} (answer it: webrig dialog accept | dismiss)",
+            d.kind, d.message
         ));
     }
     if let Some(snap) = &out.snapshot {
@@ -86,7 +96,10 @@ where
     let settle = Settle::begin(&tab).await;
     let value = body(tab.clone(), deadline).await?;
     let navigated = settle.finish(&tab, deadline).await;
+    let dialog = tab.dialog();
     let snapshot = match after {
+        // A page behind a dialog cannot be read until the dialog is answered.
+        Some(_) if dialog.is_some() => None,
         None => None,
         Some(kind) => {
             let limits = cx.state().limits();
@@ -105,6 +118,7 @@ where
         navigated,
         value,
         snapshot,
+        dialog,
     })
 }
 
@@ -740,3 +754,64 @@ impl Command for Upload {
         human(out)
     }
 }
+
+macro_rules! dialog_command {
+    ($name:ident, $cli:literal, $about:literal, $accept:expr) => {
+        #[doc = $about]
+        #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// Text to answer a prompt with.
+            #[arg(long)]
+            pub text: Option<String>,
+        }
+
+        impl Command for $name {
+            const NAME: &'static str = $cli;
+            const ABOUT: &'static str = $about;
+            const SCOPE: Scope = Scope::Tab;
+            const RESERVED: bool = true;
+            type Output = Answered;
+
+            async fn run(self, mut cx: Cx) -> Result<Answered, ApiError> {
+                let tab = cx.tab().await?;
+                let dialog = tab.answer_dialog($accept, self.text.as_deref()).await?;
+                Ok(Answered {
+                    accepted: $accept,
+                    dialog,
+                })
+            }
+
+            fn human(out: &Answered) -> String {
+                let verb = if out.accepted {
+                    "accepted"
+                } else {
+                    "dismissed"
+                };
+                format!(
+                    "{verb} the {} dialog {:?}",
+                    out.dialog.kind, out.dialog.message
+                )
+            }
+        }
+    };
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Answered {
+    pub accepted: bool,
+    pub dialog: Dialog,
+}
+
+dialog_command!(
+    DialogAccept,
+    "dialog accept",
+    "Accept the open alert/confirm/prompt (OK)",
+    true
+);
+dialog_command!(
+    DialogDismiss,
+    "dialog dismiss",
+    "Dismiss the open alert/confirm/prompt (Cancel)",
+    false
+);

@@ -276,3 +276,56 @@ fn actions_by_ref_use_the_snapshot_refs() {
         "{diff}"
     );
 }
+
+#[test]
+fn dialogs_are_reported_block_nothing_and_are_answered() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/dialogs.html") }));
+    let out = s.ok("click", json!({ "target": "#confirm" }));
+    assert_eq!(out["dialog"]["kind"], "confirm", "{out}");
+    assert_eq!(out["dialog"]["message"], "Delete it?");
+    // The page runs nothing while the dialog is open: commands say so at once.
+    let start = std::time::Instant::now();
+    let e = s.err("title", json!({}), "busy");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Delete it?"),
+        "{e}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    s.ok("dialog_accept", json!({}));
+    assert_eq!(s.ok("text", json!({ "target": "#out" }))["text"], "deleted");
+
+    s.ok("click", json!({ "target": "#confirm" }));
+    s.ok("dialog_dismiss", json!({}));
+    assert_eq!(s.ok("text", json!({ "target": "#out" }))["text"], "kept");
+
+    s.ok("click", json!({ "target": "#prompt" }));
+    s.ok("dialog_accept", json!({ "text": "Grace" }));
+    assert_eq!(s.ok("text", json!({ "target": "#out" }))["text"], "Grace");
+
+    s.err("dialog_accept", json!({}), "not_found");
+}
+
+#[test]
+fn a_dialog_opening_during_a_wait_ends_the_wait_at_once() {
+    let s = session!();
+    s.ok(
+        "goto",
+        json!({ "url": web().url("snap/dialogs.html#late") }),
+    );
+    let start = std::time::Instant::now();
+    let resp = s.daemon.request(json!({
+        "session": s.name, "command": "wait", "timeout_ms": 10000, "args": { "text": "never" }
+    }));
+    assert_eq!(resp["error"]["code"], "busy", "{resp}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    s.ok("dialog_dismiss", json!({}));
+    assert_eq!(s.ok("title", json!({}))["title"], "Dialogs");
+}

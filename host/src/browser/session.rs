@@ -32,6 +32,9 @@ enum Owner {
 
 pub struct Browser {
     conn: Connection,
+    /// Page targets the browser opened by itself (popups, target=_blank),
+    /// waiting to become tabs of the session.
+    new_pages: Arc<std::sync::Mutex<Vec<String>>>,
     owner: Owner,
     endpoint: String,
     executable: Option<PathBuf>,
@@ -56,6 +59,7 @@ impl Browser {
         };
         Ok(Browser {
             conn,
+            new_pages: Default::default(),
             endpoint: launched.ws_url,
             executable: Some(launched.executable),
             owner: Owner::Launched {
@@ -74,6 +78,7 @@ impl Browser {
             .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
         Ok(Browser {
             conn,
+            new_pages: Default::default(),
             endpoint: ws,
             executable: None,
             owner: Owner::Connected,
@@ -103,6 +108,7 @@ impl Browser {
         };
         Ok(Browser {
             conn,
+            new_pages: Default::default(),
             owner,
             endpoint: binding.endpoint.clone(),
             executable: binding.executable.clone(),
@@ -366,7 +372,68 @@ impl SessionState {
         for target in pages {
             self.attach(&target).await?;
         }
+        self.watch_new_pages().await
+    }
+
+    /// Notes page targets the browser opens later (popups, target=_blank
+    /// links) so the next command takes them in as tabs.
+    async fn watch_new_pages(&mut self) -> Result<(), ApiError> {
+        let Some(browser) = &self.browser else {
+            return Ok(());
+        };
+        let conn = browser.conn.clone();
+        let pending = Arc::downgrade(&browser.new_pages);
+        let mut events = conn.subscribe();
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                let event = match events.recv().await {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                };
+                let Some(pending) = pending.upgrade() else {
+                    break;
+                };
+                if event.session_id.is_none()
+                    && event.method == "Target.targetCreated"
+                    && event.params["targetInfo"]["type"] == "page"
+                    && let Some(id) = event.params["targetInfo"]["targetId"].as_str()
+                    && let Ok(mut list) = pending.lock()
+                {
+                    list.push(id.to_string());
+                }
+            }
+        });
+        conn.call(
+            None,
+            "Target.setDiscoverTargets",
+            json!({ "discover": true }),
+        )
+        .await?;
         Ok(())
+    }
+
+    /// Attaches the pages the browser opened since the last command.
+    async fn adopt_new_pages(&mut self) {
+        let fresh: Vec<String> = match &self.browser {
+            Some(b) => b
+                .new_pages
+                .lock()
+                .map(|mut l| std::mem::take(&mut *l))
+                .unwrap_or_default(),
+            None => return,
+        };
+        for target in fresh {
+            if self.tabs.len() >= self.max_tabs || self.tabs.iter().any(|t| t.target_id() == target)
+            {
+                continue;
+            }
+            // A page that closed again in the meantime is simply skipped.
+            if let Err(e) = self.attach(&target).await {
+                tracing::debug!(error = %e, "not adopting a new page");
+            }
+        }
     }
 
     fn connection(&mut self) -> Result<&Connection, ApiError> {
@@ -422,6 +489,7 @@ impl SessionState {
     pub async fn tab(&mut self, id: Option<&str>) -> Result<Tab, ApiError> {
         self.ensure_browser().await?;
         self.prune_detached();
+        self.adopt_new_pages().await;
         if let Some(id) = id {
             return self.find_tab(id).cloned();
         }
@@ -513,6 +581,7 @@ impl SessionState {
     /// Tabs with their live URL and title, in opening order.
     pub async fn list_tabs(&mut self) -> Result<Vec<TabInfo>, ApiError> {
         let conn = self.connection()?.clone();
+        self.adopt_new_pages().await;
         let targets = conn.call(None, "Target.getTargets", json!({})).await?;
         let infos: Vec<&Value> = targets["targetInfos"]
             .as_array()

@@ -113,3 +113,36 @@ fn a_tab_closed_by_the_page_disappears_from_the_list() {
     assert!(!ids(&list).contains(&second), "{list}");
     assert_eq!(s.ok("title", json!({}))["title"], "Page A");
 }
+
+#[test]
+fn pages_the_page_opens_become_tabs() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/popup.html") }));
+    s.ok("click", json!({ "target": "#blank" }));
+    s.ok("click", json!({ "target": "#open" }));
+    let mut list = s.ok("tabs", json!({}));
+    for _ in 0..50 {
+        if list["tabs"].as_array().map(Vec::len) == Some(3) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        list = s.ok("tabs", json!({}));
+    }
+    let urls: Vec<String> = list["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["url"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(urls.len(), 3, "{list}");
+    assert!(
+        urls.contains(&web().url("nav/b.html")) && urls.contains(&web().url("nav/a.html")),
+        "{urls:?}"
+    );
+    assert_eq!(active(&list), ids(&list)[0], "the opener stays active");
+    let popup = ids(&list)[1].clone();
+    let resp = s
+        .daemon
+        .request(json!({ "session": s.name, "tab": popup, "command": "snapshot" }));
+    assert_eq!(resp["ok"], true, "{resp}");
+}

@@ -8,5 +8,6 @@ pub mod commands;
 pub mod config;
 pub mod daemon;
 pub mod error;
+pub mod plugins;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

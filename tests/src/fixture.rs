@@ -59,6 +59,7 @@ fn app(root: PathBuf) -> Router {
         .route("/slow", get(slow))
         .route("/slow.png", get(slow_png))
         .route("/status/{code}", get(status))
+        .route("/redirect", get(redirect))
         .route("/", get(index))
         .route("/{*path}", get(file))
         .with_state(root)
@@ -90,6 +91,16 @@ async fn slow_png(Query(q): Query<Delay>) -> Response {
         0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
     ];
     ([(header::CONTENT_TYPE, "image/png")], PNG).into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct To {
+    to: String,
+}
+
+/// A 302 to `to` (for redirect checks).
+async fn redirect(Query(q): Query<To>) -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, q.to)], "").into_response()
 }
 
 async fn status(AxPath(code): AxPath<u16>) -> Response {

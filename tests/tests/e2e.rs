@@ -8,6 +8,7 @@ mod e2e {
     pub mod cli;
     pub mod load;
     pub mod nav;
+    pub mod plugins;
     pub mod read;
     pub mod sessions;
     pub mod snapshot;

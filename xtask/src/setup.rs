@@ -114,3 +114,51 @@ pub fn ensure_browser() -> Result<PathBuf, String> {
          (Debian/Ubuntu: apt-get install chromium) or set WEBRIG_BROWSER to a Chrome/Chromium binary"
         .into())
 }
+
+/// The wasm32-wasip2 target, added with rustup when missing.
+pub fn ensure_wasm_target() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.trim() == "wasm32-wasip2")
+        })
+        .unwrap_or(false);
+    if installed {
+        return Ok(());
+    }
+    step("adding the wasm32-wasip2 target (rustup target add wasm32-wasip2)");
+    let status = Command::new("rustup")
+        .args(["target", "add", "wasm32-wasip2"])
+        .status()
+        .map_err(|e| {
+            format!(
+                "running rustup: {e} (install rustup, or add the wasm32-wasip2 target yourself)"
+            )
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("rustup target add wasm32-wasip2 failed".into())
+    }
+}
+
+/// Builds the plugins workspace (first-party plugins, examples, sandbox
+/// test guests) for wasm32-wasip2.
+pub fn build_plugins() -> Result<(), String> {
+    ensure_wasm_target()?;
+    step("building plugins for wasm32-wasip2");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--target", "wasm32-wasip2"])
+        .current_dir(root().join("plugins"))
+        .status()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("building plugins failed ({status})"))
+    }
+}

@@ -1,0 +1,273 @@
+//! The wasmtime side: one engine for every plugin, compiled components cached
+//! on disk, a pre-instantiated template per plugin, and a fresh store per
+//! call with its limits always on — wall-clock deadline (epochs), memory cap
+//! (StoreLimits, growth failure traps), output size cap. A guest that loops,
+//! panics or runs out of memory ends that call with `plugin_failed`; the
+//! daemon and other plugins carry on.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::grants::Effective;
+use super::host::HostState;
+use super::manifest::PluginLimits;
+
+wasmtime::component::bindgen!({
+    world: "provider-plugin",
+    path: "../wit/v0.1.0",
+});
+
+pub use exports::webrig::plugin::provider as guest;
+pub use webrig::plugin::types as wit;
+
+/// How often the epoch advances; deadlines are counted in these ticks.
+const TICK: Duration = Duration::from_millis(5);
+
+/// Per-call state of a store: the host imports' context, WASI (empty: no
+/// files, no environment, no sockets), and the memory limiter.
+pub struct CallState {
+    pub host: HostState,
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limits: StoreLimits,
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    #[error("{0}")]
+    Load(String),
+    #[error("the plugin ran past its {0} ms deadline")]
+    Deadline(u32),
+    #[error("the plugin hit its {0} MiB memory limit")]
+    Memory(u32),
+    #[error("the plugin's result is over its {0} KiB limit")]
+    Output(u32),
+    #[error("the plugin trapped: {0}")]
+    Trap(String),
+    #[error("{0}")]
+    Guest(String),
+}
+
+/// The shared engine and its epoch ticker.
+pub struct Runtime {
+    engine: Engine,
+    linker: Linker<CallState>,
+    cache_dir: Option<PathBuf>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Runtime {
+    /// `cache_dir`: where compiled components are kept (None: no disk cache).
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Runtime, PluginError> {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        config.epoch_interruption(true);
+        // A guest's deep recursion ends in a trap, not in the host's stack.
+        config.max_wasm_stack(512 << 10);
+        let engine =
+            Engine::new(&config).map_err(|e| PluginError::Load(format!("wasmtime: {e}")))?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .map_err(|e| PluginError::Load(format!("linking WASI: {e}")))?;
+        ProviderPlugin::add_to_linker::<CallState, HasSelf<HostState>>(&mut linker, |s| {
+            &mut s.host
+        })
+        .map_err(|e| PluginError::Load(format!("linking webrig imports: {e}")))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let engine = engine.clone();
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("webrig-epoch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(TICK);
+                        engine.increment_epoch();
+                    }
+                })
+                .map_err(|e| PluginError::Load(format!("epoch thread: {e}")))?;
+        }
+        if let Some(dir) = &cache_dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| PluginError::Load(format!("{}: {e}", dir.display())))?;
+        }
+        Ok(Runtime {
+            engine,
+            linker,
+            cache_dir,
+            stop,
+        })
+    }
+
+    /// Compiles (or loads from the cache) and pre-instantiates a component.
+    pub fn load(&self, bytes: &[u8], sha256: &str) -> Result<Loaded, PluginError> {
+        let component = self.component(bytes, sha256)?;
+        let pre = self.linker.instantiate_pre(&component).map_err(|e| {
+            PluginError::Load(format!(
+                "the component does not fit the provider world: {e}"
+            ))
+        })?;
+        let pre = ProviderPluginPre::new(pre).map_err(|e| {
+            PluginError::Load(format!(
+                "the component does not export the provider interface: {e}"
+            ))
+        })?;
+        Ok(Loaded { pre })
+    }
+
+    fn cache_path(&self, sha256: &str) -> Option<PathBuf> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.engine.precompile_compatibility_hash().hash(&mut h);
+        let dir = self.cache_dir.as_ref()?;
+        Some(dir.join(format!("{sha256}-{:016x}.cwasm", h.finish())))
+    }
+
+    fn component(&self, bytes: &[u8], sha256: &str) -> Result<Component, PluginError> {
+        if let Some(path) = self.cache_path(sha256)
+            && path.is_file()
+            && let Some(c) = self.deserialize(&path)
+        {
+            return Ok(c);
+        }
+        let compiled = self
+            .engine
+            .precompile_component(bytes)
+            .map_err(|e| PluginError::Load(format!("not a valid component: {e}")))?;
+        if let Some(path) = self.cache_path(sha256)
+            && let Err(e) = crate::config::write_private(&path, &compiled)
+        {
+            tracing::warn!(error = %e, "cannot cache a compiled plugin");
+        }
+        self.deserialize_bytes(&compiled)
+    }
+
+    /// Loads a compiled component webrig wrote itself.
+    #[allow(unsafe_code)]
+    fn deserialize(&self, path: &Path) -> Option<Component> {
+        // SAFETY: the file is one this runtime wrote (precompile_component),
+        // in the owner-only plugin cache, named by the component's sha256 and
+        // this engine's compatibility hash; wasmtime still checks its header.
+        unsafe { Component::deserialize_file(&self.engine, path) }.ok()
+    }
+
+    #[allow(unsafe_code)]
+    fn deserialize_bytes(&self, compiled: &[u8]) -> Result<Component, PluginError> {
+        // SAFETY: `compiled` was produced just now by this engine's
+        // precompile_component.
+        unsafe { Component::deserialize(&self.engine, compiled) }
+            .map_err(|e| PluginError::Load(format!("loading a compiled component: {e}")))
+    }
+
+    /// Runs `f` against a fresh instance with the plugin's limits.
+    pub fn call<R>(
+        &self,
+        loaded: &Loaded,
+        limits: &PluginLimits,
+        grants: Effective,
+        f: impl FnOnce(&ProviderPlugin, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
+        let memory = (limits.memory_mb as usize) << 20;
+        let state = CallState {
+            host: HostState::new(grants, (limits.output_kb as usize) << 10),
+            wasi: WasiCtx::builder().build(),
+            table: ResourceTable::new(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(memory)
+                .instances(16)
+                .tables(16)
+                .memories(16)
+                .trap_on_grow_failure(true)
+                .build(),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        let ticks = (u64::from(limits.time_ms) / TICK.as_millis() as u64).max(1);
+        store.set_epoch_deadline(ticks);
+        store.epoch_deadline_trap();
+        let run = loaded
+            .pre
+            .instantiate(&mut store)
+            .and_then(|plugin| f(&plugin, &mut store));
+        run.map_err(|e| classify(e, limits))
+    }
+}
+
+impl Runtime {
+    /// A provider's `search`, with the output cap applied to what it returns.
+    pub fn search(
+        &self,
+        loaded: &Loaded,
+        limits: &PluginLimits,
+        grants: Effective,
+        req: &wit::SearchRequest,
+    ) -> Result<Result<Vec<wit::ResultItem>, wit::Error>, PluginError> {
+        let out = self.call(loaded, limits, grants, |p, s| {
+            p.webrig_plugin_provider().call_search(s, req)
+        })?;
+        if let Ok(items) = &out {
+            let size: usize = items
+                .iter()
+                .map(|i| {
+                    i.url.len()
+                        + i.title.len()
+                        + i.snippet.len()
+                        + i.published.as_ref().map_or(0, String::len)
+                        + i.extra
+                            .iter()
+                            .map(|(k, v)| k.len() + v.len())
+                            .sum::<usize>()
+                })
+                .sum();
+            if size > (limits.output_kb as usize) << 10 {
+                return Err(PluginError::Output(limits.output_kb));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Names a failed call's cause from wasmtime's error.
+fn classify(e: wasmtime::Error, limits: &PluginLimits) -> PluginError {
+    if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
+        return match trap {
+            wasmtime::Trap::Interrupt => PluginError::Deadline(limits.time_ms),
+            wasmtime::Trap::StackOverflow => PluginError::Trap("stack overflow".into()),
+            wasmtime::Trap::UnreachableCodeReached => {
+                PluginError::Trap("the guest panicked (unreachable code reached)".into())
+            }
+            other => PluginError::Trap(other.to_string()),
+        };
+    }
+    let text = format!("{e:#}");
+    if text.contains("memory") && (text.contains("grow") || text.contains("limit")) {
+        return PluginError::Memory(limits.memory_mb);
+    }
+    PluginError::Trap(text)
+}
+
+/// A plugin compiled and linked, ready to instantiate per call.
+pub struct Loaded {
+    pre: ProviderPluginPre<CallState>,
+}

@@ -1,0 +1,265 @@
+//! Capabilities a plugin may use: what its manifest asks for, intersected
+//! with what the user granted. Deny by default: an empty list, a missing
+//! grant or a parse error means no access. Every privileged host import asks
+//! this module first.
+
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{BrowserAccess, Capabilities};
+
+/// One allowed host: exact (`api.example.com`), or subdomains of a domain
+/// (`*.example.org` — not the apex), with an optional port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRule {
+    host: String,
+    wildcard: bool,
+    port: Option<u16>,
+}
+
+impl HostRule {
+    pub fn parse(raw: &str) -> Result<HostRule, String> {
+        let raw = raw.trim().to_ascii_lowercase();
+        if raw.is_empty() || raw.contains('/') || raw.contains('@') || raw.contains("://") {
+            return Err(
+                "a host name like api.example.com or *.example.org, with an optional :port".into(),
+            );
+        }
+        let (host, port) = match raw.rsplit_once(':') {
+            Some((h, p)) if !h.contains(':') => (
+                h.to_string(),
+                Some(p.parse::<u16>().map_err(|_| format!("bad port {p:?}"))?),
+            ),
+            _ => (raw.clone(), None),
+        };
+        let (host, wildcard) = match host.strip_prefix("*.") {
+            Some(rest) => (rest.to_string(), true),
+            None => (host, false),
+        };
+        if host.is_empty() || host.contains('*') || host.starts_with('.') || host.ends_with('.') {
+            return Err("wildcards only as a leading *.".into());
+        }
+        if !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        {
+            return Err("letters, digits, - and . only".into());
+        }
+        Ok(HostRule {
+            host,
+            wildcard,
+            port,
+        })
+    }
+
+    pub fn allows(&self, host: &str, port: u16) -> bool {
+        let host = host.to_ascii_lowercase();
+        let host = host.trim_end_matches('.');
+        let name_ok = if self.wildcard {
+            host.len() > self.host.len() + 1
+                && host.ends_with(&self.host)
+                && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
+        } else {
+            host == self.host
+        };
+        name_ok && self.port.is_none_or(|p| p == port)
+    }
+
+    /// True when this rule names `host` itself (no wildcard): only such a rule
+    /// lets a plugin reach a loopback or private address.
+    pub fn names_exactly(&self, host: &str) -> bool {
+        !self.wildcard && self.host == host.to_ascii_lowercase()
+    }
+}
+
+/// The user's decision for one plugin, stored beside it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Grant {
+    pub http: Vec<String>,
+    pub browser: BrowserAccess,
+    pub cache: bool,
+}
+
+impl Grant {
+    /// Grants everything the manifest asks for (what `--grant` / "yes" means).
+    pub fn all_of(asked: &Capabilities) -> Grant {
+        Grant {
+            http: asked.http.clone(),
+            browser: asked.browser,
+            cache: asked.cache,
+        }
+    }
+}
+
+/// What a plugin may actually do: manifest ∩ grant, computed once at load.
+#[derive(Debug, Clone, Default)]
+pub struct Effective {
+    hosts: Vec<HostRule>,
+    browser: BrowserAccess,
+    cache: bool,
+}
+
+impl Effective {
+    pub fn new(asked: &Capabilities, granted: &Grant) -> Effective {
+        let hosts = asked
+            .http
+            .iter()
+            .filter(|h| granted.http.iter().any(|g| g.eq_ignore_ascii_case(h)))
+            .filter_map(|h| HostRule::parse(h).ok())
+            .collect();
+        Effective {
+            hosts,
+            browser: asked.browser.min(granted.browser),
+            cache: asked.cache && granted.cache,
+        }
+    }
+
+    /// Whether a request to `url` may go out. Checks scheme, host rule and
+    /// port; `resolved` are the addresses the host resolves to (SSRF guard).
+    pub fn check_url(&self, url: &url::Url, resolved: &[IpAddr]) -> Result<(), String> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("scheme {} is not allowed", url.scheme()));
+        }
+        let host = url.host_str().ok_or("the URL has no host")?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = url.port_or_known_default().unwrap_or(0);
+        let Some(rule) = self.hosts.iter().find(|r| r.allows(host, port)) else {
+            return Err(format!("host {host} was not granted"));
+        };
+        let internal = resolved.iter().any(|ip| is_internal(*ip))
+            || host.parse::<IpAddr>().is_ok_and(is_internal);
+        if internal && !rule.names_exactly(host) {
+            return Err(format!(
+                "{host} is a loopback, private or link-local address"
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn browser(&self) -> BrowserAccess {
+        self.browser
+    }
+
+    pub fn cache(&self) -> bool {
+        self.cache
+    }
+}
+
+/// Loopback, private, link-local, unspecified, multicast, and the like.
+pub fn is_internal(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64 // CGNAT
+                || v4.octets()[0] == 0
+        }
+        IpAddr::V6(v6) => {
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
+                || (v6.segments()[0] & 0xffc0) == 0xfe80 // link local
+                || v6.to_ipv4_mapped().is_some_and(|v4| is_internal(IpAddr::V4(v4)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(hosts: &[&str]) -> Capabilities {
+        Capabilities {
+            http: hosts.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn url(s: &str) -> url::Url {
+        url::Url::parse(s).expect("url")
+    }
+
+    #[test]
+    fn wildcards_cover_subdomains_not_the_apex_or_lookalikes() {
+        let r = HostRule::parse("*.example.org").expect("rule");
+        assert!(r.allows("api.example.org", 443));
+        assert!(r.allows("a.b.example.org", 80));
+        assert!(!r.allows("example.org", 443));
+        assert!(!r.allows("evilexample.org", 443));
+        assert!(!r.allows("example.org.evil.test", 443));
+        let p = HostRule::parse("api.test:8443").expect("rule");
+        assert!(p.allows("api.test", 8443) && !p.allows("api.test", 443));
+        for bad in [
+            "",
+            "http://x",
+            "a/b",
+            "*",
+            "*.",
+            "a.*.b",
+            "x:notaport",
+            "user@host",
+        ] {
+            assert!(HostRule::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn effective_is_manifest_and_grant() {
+        let asked = caps(&["a.test", "b.test"]);
+        let granted = Grant {
+            http: vec!["b.test".into(), "c.test".into()],
+            ..Default::default()
+        };
+        let e = Effective::new(&asked, &granted);
+        assert!(e.check_url(&url("https://b.test/x"), &[]).is_ok());
+        assert!(
+            e.check_url(&url("https://a.test/x"), &[]).is_err(),
+            "asked, not granted"
+        );
+        assert!(
+            e.check_url(&url("https://c.test/x"), &[]).is_err(),
+            "granted, not asked"
+        );
+        let none = Effective::new(&asked, &Grant::default());
+        assert!(
+            none.check_url(&url("https://a.test/"), &[]).is_err(),
+            "deny by default"
+        );
+    }
+
+    #[test]
+    fn internal_addresses_need_their_exact_host_granted() {
+        let asked = caps(&["*.example.org", "127.0.0.1:8080"]);
+        let e = Effective::new(&asked, &Grant::all_of(&asked));
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        let meta: IpAddr = "169.254.169.254".parse().expect("ip");
+        assert!(
+            e.check_url(&url("http://rebind.example.org/"), &[lo])
+                .is_err(),
+            "DNS to loopback"
+        );
+        assert!(e.check_url(&url("http://x.example.org/"), &[meta]).is_err());
+        assert!(
+            e.check_url(&url("http://127.0.0.1:8080/"), &[lo]).is_ok(),
+            "exactly granted"
+        );
+        assert!(
+            e.check_url(&url("http://127.0.0.1:9999/"), &[lo]).is_err(),
+            "other port"
+        );
+        assert!(
+            e.check_url(&url("http://169.254.169.254/"), &[meta])
+                .is_err()
+        );
+        assert!(e.check_url(&url("file:///etc/passwd"), &[]).is_err());
+        assert!(is_internal("::ffff:10.0.0.1".parse().expect("ip")));
+        assert!(!is_internal("93.184.216.34".parse().expect("ip")));
+    }
+}

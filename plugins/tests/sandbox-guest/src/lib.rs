@@ -1,0 +1,94 @@
+//! A misbehaving provider for the sandbox tests: `search` does what its
+//! query says — loop forever, allocate without end, recurse without end,
+//! panic, return too much, fetch a URL, open the browser.
+
+wit_bindgen::generate!({
+    world: "provider-plugin",
+    path: "../../../wit/v0.1.0",
+});
+
+use exports::webrig::plugin::provider::Guest;
+use webrig::plugin::types::{
+    CrawlRequest, Document, Error, FetchRequest, PostRequest, ProviderInfo, ResultItem,
+    SearchRequest,
+};
+use webrig::plugin::{browser, http};
+
+struct Sandbox;
+
+fn item(title: String) -> ResultItem {
+    ResultItem {
+        url: "https://sandbox.example/".into(),
+        title,
+        snippet: String::new(),
+        published: None,
+        extra: vec![],
+    }
+}
+
+#[allow(unconditional_recursion)]
+fn recurse(n: u64) -> u64 {
+    std::hint::black_box(recurse(n + 1)) + 1
+}
+
+impl Guest for Sandbox {
+    fn describe() -> ProviderInfo {
+        ProviderInfo {
+            id: "sandbox-guest".into(),
+            name: "Sandbox guest".into(),
+            source: "web".into(),
+            operations: vec!["search".into()],
+            description: "misbehaves on request".into(),
+        }
+    }
+
+    fn search(req: SearchRequest) -> Result<Vec<ResultItem>, Error> {
+        let q = req.query.as_str();
+        match q {
+            "ok" => Ok(vec![item("fine".into())]),
+            "loop-forever" => {
+                let mut x: u64 = 0;
+                loop {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            }
+            "memory-bomb" => {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1u8; 1 << 20]);
+                    std::hint::black_box(&hoard);
+                }
+            }
+            "stack-overflow" => Ok(vec![item(recurse(0).to_string())]),
+            "panic" => panic!("the guest panicked on purpose"),
+            "big-output" => Ok((0..20_000).map(|i| item(format!("{i:0>200}"))).collect()),
+            "browser" => browser::open("https://example.com/").map(|p| vec![item(p)]),
+            _ => match q.strip_prefix("fetch:") {
+                Some(url) => {
+                    let resp = http::fetch(&http::Request {
+                        method: "GET".into(),
+                        url: url.into(),
+                        headers: vec![],
+                        body: None,
+                    })?;
+                    Ok(vec![item(format!("{} {}", resp.status, resp.final_url))])
+                }
+                None => Err(Error::InvalidInput(format!("unknown behavior {q:?}"))),
+            },
+        }
+    }
+
+    fn fetch(_req: FetchRequest) -> Result<Document, Error> {
+        Err(Error::Unsupported("fetch".into()))
+    }
+
+    fn crawl(_req: CrawlRequest) -> Result<Vec<Document>, Error> {
+        Err(Error::Unsupported("crawl".into()))
+    }
+
+    fn post(_req: PostRequest) -> Result<String, Error> {
+        Err(Error::Unsupported("post".into()))
+    }
+}
+
+export!(Sandbox);

@@ -1,22 +1,14 @@
 //! The smallest provider: `search` answers with greetings, `fetch` reads a
 //! page through the host's `http` import (only hosts the user granted).
+//! The host's sandbox tests depend on exactly this behaviour.
 
-wit_bindgen::generate!({
-    world: "provider-plugin",
-    path: "../../../wit/v0.1.0",
-});
-
-use exports::webrig::plugin::provider::Guest;
-use webrig::plugin::types::{
-    CrawlRequest, Document, Error, FetchRequest, PostRequest, ProviderInfo, ResultItem,
-    SearchRequest,
-};
-use webrig::plugin::{http, log};
+use webrig_plugin_sdk::types::{Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest};
+use webrig_plugin_sdk::{Provider, export_provider, html, http, log};
 
 struct Hello;
 
-impl Guest for Hello {
-    fn describe() -> ProviderInfo {
+impl Provider for Hello {
+    fn info() -> ProviderInfo {
         ProviderInfo {
             id: "hello-provider".into(),
             name: "Hello".into(),
@@ -30,7 +22,7 @@ impl Guest for Hello {
         if req.query.trim().is_empty() {
             return Err(Error::InvalidInput("the query is empty".into()));
         }
-        log::log(log::Level::Info, &format!("searching for {}", req.query));
+        log::info(&format!("searching for {}", req.query));
         Ok((1..=req.limit.min(3))
             .map(|i| ResultItem {
                 url: format!("https://hello.example/{i}"),
@@ -43,20 +35,11 @@ impl Guest for Hello {
     }
 
     fn fetch(req: FetchRequest) -> Result<Document, Error> {
-        let resp = http::fetch(&http::Request {
-            method: "GET".into(),
-            url: req.url.clone(),
-            headers: vec![],
-            body: None,
-        })?;
-        let text = String::from_utf8_lossy(&resp.body).into_owned();
-        let title = text
-            .split("<title>")
-            .nth(1)
-            .and_then(|t| t.split("</title>").next())
-            .unwrap_or_default()
-            .trim()
-            .to_string();
+        // Any status is an answer here: it is reported in the metadata.
+        let resp = http::get_unchecked(&req.url)?;
+        let text = resp.text();
+        let doc = html::Document::parse(&text);
+        let title = doc.find("title").map(|t| doc.text(t)).unwrap_or_default();
         Ok(Document {
             url: resp.final_url,
             title,
@@ -65,14 +48,6 @@ impl Guest for Hello {
             metadata: vec![("status".into(), resp.status.to_string())],
         })
     }
-
-    fn crawl(_req: CrawlRequest) -> Result<Vec<Document>, Error> {
-        Err(Error::Unsupported("crawl".into()))
-    }
-
-    fn post(_req: PostRequest) -> Result<String, Error> {
-        Err(Error::Unsupported("post".into()))
-    }
 }
 
-export!(Hello);
+export_provider!(Hello);

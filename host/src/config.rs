@@ -65,19 +65,38 @@ impl Default for Limits {
 #[serde(default, deny_unknown_fields)]
 struct ConfigFile {
     limits: Limits,
+    /// `[plugins.<id>]`: settings handed to that plugin through its `config`
+    /// import (e.g. a provider's `base_url`).
+    plugins: PluginSettings,
+}
+
+/// Per-plugin settings from `config.toml`, by plugin id.
+pub type PluginSettings =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+fn read_config(home: &Home) -> anyhow::Result<(PathBuf, ConfigFile)> {
+    let path = home.root().join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((path, ConfigFile::default()));
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let file: ConfigFile = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+    Ok((path, file))
+}
+
+/// Reads `[plugins.*]` from `config.toml` in `home` (empty when absent).
+pub fn plugin_settings(home: &Home) -> anyhow::Result<PluginSettings> {
+    Ok(read_config(home)?.1.plugins)
 }
 
 impl Limits {
     /// Reads `[limits]` from `config.toml` in `home` (defaults when absent).
     pub fn load(home: &Home) -> anyhow::Result<Limits> {
-        let path = home.root().join("config.toml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Limits::default()),
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
-        let file: ConfigFile = toml::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+        let (path, file) = read_config(home)?;
         let l = file.limits;
         let positive = [
             ("body_bytes", l.body_bytes as u64),
@@ -154,14 +173,18 @@ impl Home {
             Some(sub) => self.root.join(sub),
             None => self.root.clone(),
         };
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
-            .with_context(|| format!("setting 0700 on {}", dir.display()))?;
+        ensure_private_dir(&dir)?;
         Ok(dir)
+    }
+
+    /// Installed plugins, one folder each.
+    pub fn plugins_dir(&self) -> PathBuf {
+        self.root.join("plugins")
+    }
+
+    /// Compiled plugin components (a cache: safe to delete).
+    pub fn plugin_cache_dir(&self) -> PathBuf {
+        self.root.join("cache").join("components")
     }
 
     /// The daemon token, if one was ever created.
@@ -195,6 +218,19 @@ impl Home {
                 .with_context(|| format!("reading {}", path.display())),
         }
     }
+}
+
+/// Creates `dir` (and parents) with mode 0700 if missing, and tightens it to
+/// 0700 if it exists.
+pub fn ensure_private_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("setting 0700 on {}", dir.display()))?;
+    Ok(())
 }
 
 /// The daemon port: `--port`, else `WEBRIG_PORT`, else 9377.

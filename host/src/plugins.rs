@@ -6,3 +6,4 @@ pub mod engine;
 pub mod grants;
 pub mod host;
 pub mod manifest;
+pub mod registry;

@@ -14,8 +14,7 @@ use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::grants::Effective;
-use super::host::HostState;
+use super::host::{Access, HostState};
 use super::manifest::PluginLimits;
 
 wasmtime::component::bindgen!({
@@ -25,6 +24,9 @@ wasmtime::component::bindgen!({
 
 pub use exports::webrig::plugin::provider as guest;
 pub use webrig::plugin::types as wit;
+
+/// Plugin calls that may run at once (instances in the pool).
+const POOL: u32 = 64;
 
 /// How often the epoch advances; deadlines are counted in these ticks.
 const TICK: Duration = Duration::from_millis(5);
@@ -85,8 +87,24 @@ impl Runtime {
         config.epoch_interruption(true);
         // A guest's deep recursion ends in a trap, not in the host's stack.
         config.max_wasm_stack(512 << 10);
-        let engine =
-            Engine::new(&config).map_err(|e| PluginError::Load(format!("wasmtime: {e}")))?;
+        // Instances come from a pre-reserved pool: a fresh store per call
+        // costs microseconds. Falls back to on-demand allocation where the
+        // address space cannot be reserved.
+        let mut pool = wasmtime::PoolingAllocationConfig::default();
+        pool.total_component_instances(POOL)
+            .total_core_instances(POOL * 4)
+            .total_memories(POOL * 2)
+            .total_tables(POOL * 4)
+            .max_memory_size(1 << 30);
+        config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+        let engine = match Engine::new(&config) {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::warn!(error = %e, "pooling allocator unavailable; allocating on demand");
+                config.allocation_strategy(wasmtime::InstanceAllocationStrategy::OnDemand);
+                Engine::new(&config).map_err(|e| PluginError::Load(format!("wasmtime: {e}")))?
+            }
+        };
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| PluginError::Load(format!("linking WASI: {e}")))?;
@@ -185,12 +203,13 @@ impl Runtime {
         &self,
         loaded: &Loaded,
         limits: &PluginLimits,
-        grants: Effective,
+        access: &Access,
         f: impl FnOnce(&ProviderPlugin, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
         let memory = (limits.memory_mb as usize) << 20;
+        let deadline = std::time::Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
         let state = CallState {
-            host: HostState::new(grants, (limits.output_kb as usize) << 10),
+            host: HostState::new(access.clone(), deadline),
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
             limits: StoreLimitsBuilder::new()
@@ -215,36 +234,137 @@ impl Runtime {
 }
 
 impl Runtime {
+    /// A provider's `describe`.
+    pub fn describe(
+        &self,
+        loaded: &Loaded,
+        limits: &PluginLimits,
+        access: &Access,
+    ) -> Result<wit::ProviderInfo, PluginError> {
+        let info = self.call(loaded, limits, access, |p, s| {
+            p.webrig_plugin_provider().call_describe(s)
+        })?;
+        capped(info, limits)
+    }
+
     /// A provider's `search`, with the output cap applied to what it returns.
     pub fn search(
         &self,
         loaded: &Loaded,
         limits: &PluginLimits,
-        grants: Effective,
+        access: &Access,
         req: &wit::SearchRequest,
     ) -> Result<Result<Vec<wit::ResultItem>, wit::Error>, PluginError> {
-        let out = self.call(loaded, limits, grants, |p, s| {
+        let out = self.call(loaded, limits, access, |p, s| {
             p.webrig_plugin_provider().call_search(s, req)
         })?;
-        if let Ok(items) = &out {
-            let size: usize = items
-                .iter()
-                .map(|i| {
-                    i.url.len()
-                        + i.title.len()
-                        + i.snippet.len()
-                        + i.published.as_ref().map_or(0, String::len)
-                        + i.extra
-                            .iter()
-                            .map(|(k, v)| k.len() + v.len())
-                            .sum::<usize>()
-                })
-                .sum();
-            if size > (limits.output_kb as usize) << 10 {
-                return Err(PluginError::Output(limits.output_kb));
-            }
+        capped(out, limits)
+    }
+
+    /// A provider's `fetch`, with the output cap applied.
+    pub fn fetch(
+        &self,
+        loaded: &Loaded,
+        limits: &PluginLimits,
+        access: &Access,
+        req: &wit::FetchRequest,
+    ) -> Result<Result<wit::Document, wit::Error>, PluginError> {
+        let out = self.call(loaded, limits, access, |p, s| {
+            p.webrig_plugin_provider().call_fetch(s, req)
+        })?;
+        capped(out, limits)
+    }
+}
+
+/// Refuses a result over the plugin's output cap.
+fn capped<T: Size>(out: T, limits: &PluginLimits) -> Result<T, PluginError> {
+    if out.size() > (limits.output_kb as usize) << 10 {
+        return Err(PluginError::Output(limits.output_kb));
+    }
+    Ok(out)
+}
+
+/// Bytes of text a plugin returned (what the output cap counts).
+trait Size {
+    fn size(&self) -> usize;
+}
+
+impl Size for String {
+    fn size(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<A: Size, B: Size> Size for (A, B) {
+    fn size(&self) -> usize {
+        self.0.size() + self.1.size()
+    }
+}
+
+impl<T: Size> Size for Vec<T> {
+    fn size(&self) -> usize {
+        self.iter().map(Size::size).sum()
+    }
+}
+
+impl<T: Size> Size for Option<T> {
+    fn size(&self) -> usize {
+        self.as_ref().map_or(0, Size::size)
+    }
+}
+
+impl<T: Size, E: Size> Size for Result<T, E> {
+    fn size(&self) -> usize {
+        match self {
+            Ok(t) => t.size(),
+            Err(e) => e.size(),
         }
-        Ok(out)
+    }
+}
+
+impl Size for wit::Error {
+    fn size(&self) -> usize {
+        use wit::Error as E;
+        match self {
+            E::Denied(m)
+            | E::NotFound(m)
+            | E::InvalidInput(m)
+            | E::RateLimited(m)
+            | E::Timeout(m)
+            | E::Upstream(m)
+            | E::Unsupported(m)
+            | E::Internal(m) => m.len(),
+        }
+    }
+}
+
+impl Size for wit::ResultItem {
+    fn size(&self) -> usize {
+        self.url.size()
+            + self.title.size()
+            + self.snippet.size()
+            + self.published.size()
+            + self.extra.size()
+    }
+}
+
+impl Size for wit::Document {
+    fn size(&self) -> usize {
+        self.url.size()
+            + self.title.size()
+            + self.text.size()
+            + self.published.size()
+            + self.metadata.size()
+    }
+}
+
+impl Size for wit::ProviderInfo {
+    fn size(&self) -> usize {
+        self.id.size()
+            + self.name.size()
+            + self.source.size()
+            + self.operations.size()
+            + self.description.size()
     }
 }
 

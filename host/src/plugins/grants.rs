@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::manifest::{BrowserAccess, Capabilities};
 
-/// One allowed host: exact (`api.example.com`), or subdomains of a domain
-/// (`*.example.org` — not the apex), with an optional port.
+/// One allowed host: exact (`api.example.com`), subdomains of a domain
+/// (`*.example.org` — not the apex), with an optional port; or `*`, any
+/// public host (a fetch-anything provider) — never a loopback, private or
+/// link-local one, which only an exact rule opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRule {
     host: String,
@@ -21,6 +23,13 @@ pub struct HostRule {
 impl HostRule {
     pub fn parse(raw: &str) -> Result<HostRule, String> {
         let raw = raw.trim().to_ascii_lowercase();
+        if raw == "*" {
+            return Ok(HostRule {
+                host: String::new(),
+                wildcard: true,
+                port: None,
+            });
+        }
         if raw.is_empty() || raw.contains('/') || raw.contains('@') || raw.contains("://") {
             return Err(
                 "a host name like api.example.com or *.example.org, with an optional :port".into(),
@@ -56,7 +65,9 @@ impl HostRule {
     pub fn allows(&self, host: &str, port: u16) -> bool {
         let host = host.to_ascii_lowercase();
         let host = host.trim_end_matches('.');
-        let name_ok = if self.wildcard {
+        let name_ok = if self.wildcard && self.host.is_empty() {
+            !host.is_empty()
+        } else if self.wildcard {
             host.len() > self.host.len() + 1
                 && host.ends_with(&self.host)
                 && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
@@ -114,6 +125,33 @@ impl Effective {
             browser: asked.browser.min(granted.browser),
             cache: asked.cache && granted.cache,
         }
+    }
+
+    /// Manifest ∩ grant, plus the exact hosts of the URLs the user configured
+    /// for the keys the manifest lists in `http_from_config` (the user
+    /// writing a `base_url` is the grant for that host).
+    pub fn with_settings(
+        asked: &Capabilities,
+        granted: &Grant,
+        settings: &std::collections::BTreeMap<String, String>,
+    ) -> Effective {
+        let mut e = Effective::new(asked, granted);
+        for key in &asked.http_from_config {
+            let Some(value) = settings.get(key) else {
+                continue;
+            };
+            let Ok(url) = url::Url::parse(&value.replace("{query}", "q")) else {
+                continue;
+            };
+            let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+                continue;
+            };
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            if let Ok(rule) = HostRule::parse(&format!("{host}:{port}")) {
+                e.hosts.push(rule);
+            }
+        }
+        e
     }
 
     /// Whether a request to `url` may go out. Checks scheme, host rule and
@@ -200,7 +238,7 @@ mod tests {
             "",
             "http://x",
             "a/b",
-            "*",
+            "**",
             "*.",
             "a.*.b",
             "x:notaport",

@@ -2,10 +2,11 @@
 //! checks the plugin's effective grant first and refuses with a typed
 //! `denied` error value, never a trap.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::engine::webrig::plugin::{browser, cache, http, log, types};
+use super::engine::webrig::plugin::{browser, cache, config, http, log, types};
 use super::engine::wit::Error as WitError;
 use super::grants::Effective;
 use super::manifest::BrowserAccess;
@@ -14,25 +15,86 @@ const MAX_REDIRECTS: usize = 5;
 const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
 const MAX_RESPONSE: u64 = 8 << 20;
 
+/// What one plugin may use, computed at load and shared by its calls.
+#[derive(Debug, Clone, Default)]
+pub struct Access {
+    pub grants: Arc<Effective>,
+    /// Its `[plugins.<id>]` settings from config.toml.
+    pub settings: Arc<BTreeMap<String, String>>,
+    /// Its cache, kept across calls (each call gets a fresh store).
+    cache: Arc<Mutex<PluginCache>>,
+}
+
+impl Access {
+    pub fn new(grants: Effective, settings: BTreeMap<String, String>) -> Access {
+        Access {
+            grants: Arc::new(grants),
+            settings: Arc::new(settings),
+            cache: Arc::default(),
+        }
+    }
+}
+
+/// A plugin's key/value cache: bounded in entries and bytes, expired
+/// entries dropped first when full.
+#[derive(Debug, Default)]
+struct PluginCache {
+    entries: HashMap<String, (Vec<u8>, Instant)>,
+    bytes: usize,
+}
+
+const CACHE_ENTRIES: usize = 1024;
+const CACHE_BYTES: usize = 16 << 20;
+const CACHE_VALUE: usize = 1 << 20;
+
+impl PluginCache {
+    fn get(&self, key: &str) -> Option<Vec<u8>> {
+        match self.entries.get(key) {
+            Some((v, until)) if Instant::now() < *until => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    fn set(&mut self, key: String, value: Vec<u8>, ttl: Duration) {
+        if value.len() > CACHE_VALUE || key.len() > 1024 {
+            return;
+        }
+        if let Some((old, _)) = self.entries.remove(&key) {
+            self.bytes -= old.len();
+        }
+        if self.entries.len() >= CACHE_ENTRIES || self.bytes + value.len() > CACHE_BYTES {
+            let now = Instant::now();
+            self.entries.retain(|_, (_, until)| *until > now);
+            self.bytes = self.entries.values().map(|(v, _)| v.len()).sum();
+        }
+        if self.entries.len() >= CACHE_ENTRIES || self.bytes + value.len() > CACHE_BYTES {
+            return;
+        }
+        self.bytes += value.len();
+        self.entries.insert(key, (value, Instant::now() + ttl));
+    }
+}
+
 pub struct HostState {
-    grants: Effective,
-    output_cap: usize,
-    cache: HashMap<String, (Vec<u8>, Instant)>,
+    access: Access,
+    /// When the call must end; outbound requests get at most what is left.
+    deadline: Instant,
     pub logs: Vec<(String, String)>,
 }
 
 impl HostState {
-    pub fn new(grants: Effective, output_cap: usize) -> Self {
+    pub fn new(access: Access, deadline: Instant) -> Self {
         HostState {
-            grants,
-            output_cap,
-            cache: HashMap::new(),
+            access,
+            deadline,
             logs: Vec::new(),
         }
     }
+}
 
-    pub fn output_cap(&self) -> usize {
-        self.output_cap
+impl config::Host for HostState {
+    fn get(&mut self, key: String) -> Option<String> {
+        self.access.settings.get(&key).cloned()
     }
 }
 
@@ -51,21 +113,20 @@ impl log::Host for HostState {
 
 impl cache::Host for HostState {
     fn get(&mut self, key: String) -> Option<Vec<u8>> {
-        if !self.grants.cache() {
+        if !self.access.grants.cache() {
             return None;
         }
-        match self.cache.get(&key) {
-            Some((v, until)) if Instant::now() < *until => Some(v.clone()),
-            _ => None,
-        }
+        self.access.cache.lock().ok()?.get(&key)
     }
 
     fn set(&mut self, key: String, value: Vec<u8>, ttl_seconds: u32) {
-        if !self.grants.cache() || value.len() > 1 << 20 || self.cache.len() > 1024 {
+        if !self.access.grants.cache() {
             return;
         }
-        let until = Instant::now() + Duration::from_secs(u64::from(ttl_seconds.min(86_400)));
-        self.cache.insert(key, (value, until));
+        let ttl = Duration::from_secs(u64::from(ttl_seconds.min(86_400)));
+        if let Ok(mut c) = self.access.cache.lock() {
+            c.set(key, value, ttl);
+        }
     }
 }
 
@@ -97,7 +158,7 @@ impl browser::Host for HostState {
 
 impl HostState {
     fn browser_denied(&self) -> Result<(), WitError> {
-        if self.grants.browser() == BrowserAccess::None {
+        if self.access.grants.browser() == BrowserAccess::None {
             return Err(WitError::Denied(
                 "this plugin was not granted the browser".into(),
             ));
@@ -120,16 +181,21 @@ impl http::Host for HostState {
             )));
         }
         // Every hop is checked, so a granted host cannot redirect the
-        // plugin somewhere it was not granted.
+        // plugin somewhere it was not granted; and the connection goes to
+        // the very addresses that were checked (no second DNS answer).
         for _ in 0..=MAX_REDIRECTS {
             let addrs = self.check(&url)?;
-            let agent: ureq::Agent = ureq::Agent::config_builder()
+            let config = ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
-                .timeout_global(Some(HTTP_TIMEOUT))
-                .build()
-                .into();
-            let _ = addrs;
+                .user_agent(concat!("webrig/", env!("CARGO_PKG_VERSION")))
+                .timeout_global(Some(self.remaining()?))
+                .build();
+            let agent = ureq::Agent::with_parts(
+                config,
+                ureq::unversioned::transport::DefaultConnector::default(),
+                Pinned(addrs),
+            );
             let mut builder = ureq::http::Request::builder()
                 .method(method.as_str())
                 .uri(url.as_str());
@@ -178,25 +244,62 @@ impl http::Host for HostState {
     }
 }
 
+/// A resolver that answers with addresses already resolved and checked.
+#[derive(Debug)]
+struct Pinned(Vec<std::net::SocketAddr>);
+
+impl ureq::unversioned::resolver::Resolver for Pinned {
+    fn resolve(
+        &self,
+        _uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        _timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let mut out = self.empty();
+        for a in self.0.iter().take(16) {
+            out.push(*a);
+        }
+        if out.is_empty() {
+            return Err(ureq::Error::HostNotFound);
+        }
+        Ok(out)
+    }
+}
+
 impl HostState {
-    /// The grant check for one hop, with the host's addresses (SSRF guard).
-    fn check(&self, url: &url::Url) -> Result<Vec<std::net::IpAddr>, WitError> {
+    /// Time left for an outbound request: the call's deadline, at most
+    /// HTTP_TIMEOUT.
+    fn remaining(&self) -> Result<Duration, WitError> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(WitError::Timeout("the call's deadline has passed".into()));
+        }
+        Ok(left.min(HTTP_TIMEOUT))
+    }
+
+    /// The grant check for one hop; returns the addresses to connect to
+    /// (SSRF guard: every address the name resolves to is checked).
+    fn check(&self, url: &url::Url) -> Result<Vec<std::net::SocketAddr>, WitError> {
         use std::net::ToSocketAddrs;
         // Refuse before resolving anything when the host was not granted.
-        self.grants.check_url(url, &[]).map_err(WitError::Denied)?;
+        self.access
+            .grants
+            .check_url(url, &[])
+            .map_err(WitError::Denied)?;
         let host = url
             .host_str()
             .unwrap_or_default()
             .trim_start_matches('[')
             .trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<std::net::IpAddr> = (host, port)
+        let addrs: Vec<std::net::SocketAddr> = (host, port)
             .to_socket_addrs()
             .map_err(|e| WitError::Upstream(format!("cannot resolve {host}: {e}")))?
-            .map(|a| a.ip())
             .collect();
-        self.grants
-            .check_url(url, &addrs)
+        let ips: Vec<std::net::IpAddr> = addrs.iter().map(|a| a.ip()).collect();
+        self.access
+            .grants
+            .check_url(url, &ips)
             .map_err(WitError::Denied)?;
         Ok(addrs)
     }

@@ -34,6 +34,9 @@ pub struct Capabilities {
     /// Hosts it may reach: `api.example.com`, `*.example.org` (subdomains
     /// only), optionally with `:port`.
     pub http: Vec<String>,
+    /// Config keys (`[plugins.<id>]` in config.toml) whose URL value's host
+    /// the plugin may also reach: the user setting the key is the grant.
+    pub http_from_config: Vec<String>,
     pub browser: BrowserAccess,
     pub cache: bool,
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use webrig::plugins::engine::{Loaded, PluginError, Runtime, wit};
 use webrig::plugins::grants::{Effective, Grant};
+use webrig::plugins::host::Access;
 use webrig::plugins::manifest::{BrowserAccess, Capabilities, PluginLimits};
 
 use crate::web;
@@ -31,13 +32,21 @@ fn limits(time_ms: u32) -> PluginLimits {
     }
 }
 
-fn grants(hosts: &[&str], browser: BrowserAccess) -> Effective {
+fn grants(hosts: &[&str], browser: BrowserAccess) -> Access {
     let asked = Capabilities {
         http: hosts.iter().map(|s| s.to_string()).collect(),
         browser,
         cache: true,
+        ..Default::default()
     };
-    Effective::new(&asked, &Grant::all_of(&asked))
+    Access::new(
+        Effective::new(&asked, &Grant::all_of(&asked)),
+        Default::default(),
+    )
+}
+
+fn none() -> Access {
+    Access::default()
 }
 
 struct Rig {
@@ -57,7 +66,7 @@ impl Rig {
         &self,
         query: &str,
         time_ms: u32,
-        g: Effective,
+        g: Access,
     ) -> Result<Result<Vec<wit::ResultItem>, wit::Error>, PluginError> {
         let req = wit::SearchRequest {
             query: query.into(),
@@ -65,14 +74,11 @@ impl Rig {
             options: vec![],
         };
         self.runtime
-            .search(&self.sandbox, &limits(time_ms), g, &req)
+            .search(&self.sandbox, &limits(time_ms), &g, &req)
     }
 
     fn still_serves(&self) {
-        let ok = self
-            .search("ok", 2000, Effective::default())
-            .expect("call")
-            .expect("ok");
+        let ok = self.search("ok", 2000, none()).expect("call").expect("ok");
         assert_eq!(ok[0].title, "fine");
     }
 }
@@ -84,7 +90,7 @@ fn hello_provider_answers_search_and_describe() {
         .load(&wasm("hello_provider"), "hello")
         .expect("loads");
     let info = runtime
-        .call(&loaded, &limits(2000), Effective::default(), |p, s| {
+        .call(&loaded, &limits(2000), &none(), |p, s| {
             p.webrig_plugin_provider().call_describe(s)
         })
         .expect("describe");
@@ -95,7 +101,7 @@ fn hello_provider_answers_search_and_describe() {
         options: vec![],
     };
     let items = runtime
-        .call(&loaded, &limits(2000), Effective::default(), |p, s| {
+        .call(&loaded, &limits(2000), &none(), |p, s| {
             p.webrig_plugin_provider().call_search(s, &req)
         })
         .expect("call")
@@ -109,7 +115,7 @@ fn loop_forever_ends_at_the_deadline() {
     let rig = Rig::new();
     let start = Instant::now();
     let err = rig
-        .search("loop-forever", 300, Effective::default())
+        .search("loop-forever", 300, none())
         .expect_err("deadline");
     assert!(matches!(err, PluginError::Deadline(300)), "{err}");
     assert!(
@@ -123,9 +129,7 @@ fn loop_forever_ends_at_the_deadline() {
 #[test]
 fn memory_bomb_hits_the_memory_limit() {
     let rig = Rig::new();
-    let err = rig
-        .search("memory-bomb", 5000, Effective::default())
-        .expect_err("limit");
+    let err = rig.search("memory-bomb", 5000, none()).expect_err("limit");
     assert!(
         matches!(err, PluginError::Memory(32) | PluginError::Trap(_)),
         "{err}"
@@ -137,12 +141,10 @@ fn memory_bomb_hits_the_memory_limit() {
 fn stack_overflow_and_panic_are_traps_not_crashes() {
     let rig = Rig::new();
     let err = rig
-        .search("stack-overflow", 5000, Effective::default())
+        .search("stack-overflow", 5000, none())
         .expect_err("trap");
     assert!(matches!(err, PluginError::Trap(_)), "{err}");
-    let err = rig
-        .search("panic", 5000, Effective::default())
-        .expect_err("trap");
+    let err = rig.search("panic", 5000, none()).expect_err("trap");
     assert!(err.to_string().contains("panicked"), "{err}");
     rig.still_serves();
 }
@@ -150,9 +152,7 @@ fn stack_overflow_and_panic_are_traps_not_crashes() {
 #[test]
 fn output_over_the_cap_is_refused() {
     let rig = Rig::new();
-    let err = rig
-        .search("big-output", 5000, Effective::default())
-        .expect_err("cap");
+    let err = rig.search("big-output", 5000, none()).expect_err("cap");
     assert!(matches!(err, PluginError::Output(256)), "{err}");
     rig.still_serves();
 }
@@ -224,9 +224,7 @@ fn http_to_a_granted_loopback_host_works_and_redirects_are_checked() {
 #[test]
 fn browser_import_without_grant_is_denied_no_permission() {
     let rig = Rig::new();
-    let r = rig
-        .search("browser", 3000, Effective::default())
-        .expect("call");
+    let r = rig.search("browser", 3000, none()).expect("call");
     assert!(matches!(r, Err(wit::Error::Denied(_))), "{r:?}");
 }
 

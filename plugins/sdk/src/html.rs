@@ -167,26 +167,9 @@ impl Document {
     /// Text inside `id`, whitespace collapsed to single spaces and trimmed;
     /// script, style and template contents are left out.
     pub fn text(&self, id: NodeId) -> String {
-        let mut out = String::new();
-        let mut skip_until = None;
-        let start = if self.text_node(id).is_some() { id } else { id + 1 };
-        for d in start..=self.subtree_end(id) {
-            if let Some(end) = skip_until {
-                if d <= end {
-                    continue;
-                }
-                skip_until = None;
-            }
-            if matches!(self.name(d), Some("script" | "style" | "template" | "noscript")) {
-                skip_until = Some(self.subtree_end(d));
-                continue;
-            }
-            if let Some(t) = self.text_node(d) {
-                out.push_str(t);
-                out.push(' ');
-            }
-        }
-        text::collapse_whitespace(&out)
+        // Rendering keeps inline markup joined ("web<b>rig</b>" is one
+        // word) and block boundaries apart; lines are then joined.
+        text::collapse_whitespace(&text::render(self, id, &|_| false))
     }
 }
 

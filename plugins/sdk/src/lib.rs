@@ -120,6 +120,32 @@ pub fn config_url(key: &str, default: &str) -> String {
     url.trim_end_matches('/').to_string()
 }
 
+/// The number of results to ask a service for: `0` (no limit given) means
+/// `default`, and nothing above `max` (what the service allows per page).
+pub fn effective_limit(limit: u32, default: u32, max: u32) -> u32 {
+    if limit == 0 { default.min(max) } else { limit.min(max) }
+}
+
+/// Refuses a query that is blank, so services are not asked for nothing.
+pub fn require_query(query: &str) -> Result<&str, Error> {
+    let q = query.trim();
+    if q.is_empty() {
+        return Err(Error::InvalidInput("the query is empty".into()));
+    }
+    Ok(q)
+}
+
+/// Refuses a URL that is not absolute http(s): providers fetch web pages
+/// only, and the host would refuse other schemes less clearly.
+pub fn require_http_url(url: &str) -> Result<&str, Error> {
+    let u = url.trim();
+    let lower = u.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) || crate::url::host(u).is_none() {
+        return Err(Error::InvalidInput(format!("not an http(s) URL: {u:?}")));
+    }
+    Ok(u)
+}
+
 /// Messages for the host's log (tagged with the plugin id by the host).
 pub mod log {
     use crate::webrig::plugin::log::{Level, log};

@@ -59,27 +59,20 @@ pub fn render(doc: &Document, id: NodeId, skip: &dyn Fn(NodeId) -> bool) -> Stri
         if node != id && skip(node) {
             continue;
         }
-        if matches!(name, Some("script" | "style" | "template" | "noscript" | "head")) {
+        if node != id && matches!(name, Some("script" | "style" | "template" | "noscript" | "head")) {
             continue;
         }
         if let Some(t) = doc.text_node(node) {
             line.push_str(t);
             continue;
         }
-        match name {
-            Some("br") => flush(&mut line, &mut lines),
-            Some("img") => {}
-            _ => {}
-        }
-        if block {
+        if block || name == Some("br") {
             flush(&mut line, &mut lines);
         }
         stack.push((node, false));
         for &child in doc.children(node).iter().rev() {
             stack.push((child, true));
         }
-        // Inline elements end with a space so "a</span><span>b" stays
-        // two words only when the markup had whitespace; nothing to do.
     }
     flush(&mut line, &mut lines);
     lines.join("\n\n")

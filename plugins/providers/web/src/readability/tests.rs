@@ -1,0 +1,119 @@
+//! Extraction quality: unit cases, the article fixtures, and word-level
+//! recall/precision against Readability's own test corpus.
+
+use super::extract;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use webrig_plugin_sdk::html::Document;
+
+fn words(text: &str) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        *counts.entry(w.to_lowercase()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// (recall, precision) of `got`'s words against `want`'s, as multisets.
+fn recall_precision(want: &str, got: &str) -> (f64, f64) {
+    let (w, g) = (words(want), words(got));
+    let common: usize = w
+        .iter()
+        .map(|(k, n)| (*n).min(g.get(k).copied().unwrap_or(0)))
+        .sum();
+    let total = |m: &HashMap<String, usize>| m.values().sum::<usize>().max(1) as f64;
+    (common as f64 / total(&w), common as f64 / total(&g))
+}
+
+#[test]
+fn keeps_article_drops_chrome() {
+    let page = r#"<html><body>
+        <nav><a href="/">Home</a> <a href="/news">News</a></nav>
+        <div class="sidebar"><p>Popular: ten tricks, twenty tips, thirty ways to waste your time today.</p></div>
+        <article><h1>Title</h1>
+          <p>The first paragraph of the story is long enough to count, with commas, clauses, and detail.</p>
+          <p>The second paragraph continues the story, adding more words, more commas, and more substance.</p>
+          <div style="display:none">hidden tracking text that must not appear</div>
+        </article>
+        <footer>Copyright and legal links that are not content at all.</footer>
+        </body></html>"#;
+    let text = extract(&Document::parse(page));
+    assert!(text.contains("The first paragraph"), "{text}");
+    assert!(text.contains("second paragraph"), "{text}");
+    assert!(!text.contains("Popular"), "{text}");
+    assert!(!text.contains("Copyright"), "{text}");
+    assert!(!text.contains("hidden tracking"), "{text}");
+    assert!(!text.contains("Home"), "{text}");
+}
+
+#[test]
+fn empty_and_broken_pages_do_not_panic() {
+    for page in ["", "<html>", "<body><p>", "<div><div><div>text", "<a href=x>"] {
+        let _ = extract(&Document::parse(page));
+    }
+    let deep = format!("{}{}", "<div>".repeat(5000), "deep text, with commas, enough to score");
+    let _ = extract(&Document::parse(&deep));
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEBRIG_READABILITY_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/readability"));
+    dir.is_dir().then_some(dir)
+}
+
+fn read(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Mean word recall ≥ 0.85 and precision ≥ 0.7 over the corpus pages,
+/// each page's expected text being Readability's `expected.html`.
+#[test]
+fn readability_corpus_recall_and_precision() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("readability corpus not found; skipping");
+        return;
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus folder is listable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("source.html").is_file() && p.join("expected.html").is_file())
+        .collect();
+    entries.sort();
+    let mut rows = Vec::new();
+    for page in &entries {
+        let (Some(source), Some(expected)) = (read(&page.join("source.html")), read(&page.join("expected.html")))
+        else {
+            continue;
+        };
+        let expected_doc = Document::parse(&expected);
+        let want = expected_doc.text(expected_doc.root());
+        let got = extract(&Document::parse(&source));
+        let (r, p) = recall_precision(&want, &got);
+        let name = page.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let all = Document::parse(&source);
+        let whole = all.text(all.root());
+        eprintln!(
+            "{name:<24} recall {r:.3} precision {p:.3}  (words: expected {}, extracted {}, whole page {})",
+            words(&want).values().sum::<usize>(),
+            words(&got).values().sum::<usize>(),
+            words(&whole).values().sum::<usize>()
+        );
+        rows.push((r, p));
+    }
+    if rows.is_empty() {
+        eprintln!("readability corpus is empty; skipping");
+        return;
+    }
+    let n = rows.len() as f64;
+    let recall = rows.iter().map(|r| r.0).sum::<f64>() / n;
+    let precision = rows.iter().map(|r| r.1).sum::<f64>() / n;
+    eprintln!("{} pages: mean recall {recall:.3}, mean precision {precision:.3}", rows.len());
+    assert!(recall >= 0.85, "mean recall {recall:.3} < 0.85");
+    assert!(precision >= 0.70, "mean precision {precision:.3} < 0.70");
+}

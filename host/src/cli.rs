@@ -82,10 +82,10 @@ fn build_for(argv: &[String]) -> clap::Command {
         .any(|a| a == "-h" || a == "--help" || a == "help");
     let only = match words.as_slice() {
         _ if wants_help => None,
-        [first, ..] if commands::find(first).is_some() => Some(first.to_string()),
-        [first, second] => {
-            commands::find(&format!("{first} {second}")).map(|e| e.cli_name().to_string())
+        [first, second] if commands::find(&format!("{first} {second}")).is_some() => {
+            Some(format!("{first} {second}"))
         }
+        [first, ..] if commands::find(first).is_some() => Some(first.to_string()),
         _ => None,
     };
     build_filtered(only.as_deref())
@@ -150,8 +150,18 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
             }
         }
     }
-    for (_, parent) in groups {
-        root = root.subcommand(parent);
+    for (group, parent) in groups {
+        if root.find_subcommand(group).is_some() {
+            // A command that is also a group (`providers`, `providers
+            // status`): the leaf runs when no subcommand follows.
+            let children: Vec<clap::Command> = parent.get_subcommands().cloned().collect();
+            root = root.mut_subcommand(group, |leaf| {
+                leaf.args_conflicts_with_subcommands(true)
+                    .subcommands(children)
+            });
+        } else {
+            root = root.subcommand(parent);
+        }
     }
     root
 }
@@ -159,11 +169,10 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
 /// The registry entry and argument matches a parsed command line names.
 fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
     let (name, sub) = matches.subcommand()?;
-    if let Some(entry) = commands::find(name) {
-        return Some((entry, sub));
+    if let Some((leaf, leaf_matches)) = sub.subcommand() {
+        return commands::find(&format!("{name} {leaf}")).map(|e| (e, leaf_matches));
     }
-    let (leaf, leaf_matches) = sub.subcommand()?;
-    commands::find(&format!("{name} {leaf}")).map(|e| (e, leaf_matches))
+    commands::find(name).map(|e| (e, sub))
 }
 
 pub fn main() -> ExitCode {

@@ -13,6 +13,8 @@ mod daemon;
 pub mod envelope;
 mod nav;
 pub mod openapi;
+mod plugins;
+mod providers;
 mod read;
 mod session;
 mod snapshot;
@@ -254,6 +256,17 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<tabs::TabClose>(),
         Entry::of::<capture::Screenshot>(),
         Entry::of::<capture::Pdf>(),
+        Entry::of::<providers::Search>(),
+        Entry::of::<providers::Fetch>(),
+        Entry::of::<providers::ProvidersList>(),
+        Entry::of::<providers::ProvidersStatus>(),
+        Entry::of::<plugins::PluginInstall>(),
+        Entry::of::<plugins::PluginList>(),
+        Entry::of::<plugins::PluginInfo>(),
+        Entry::of::<plugins::PluginRemove>(),
+        Entry::of::<plugins::PluginVerify>(),
+        Entry::of::<plugins::PluginGrant>(),
+        Entry::of::<plugins::PluginRevoke>(),
         Entry::of::<daemon::DaemonStatus>(),
         Entry::of::<daemon::Pair>(),
         Entry::of::<daemon::TokenRotate>(),

@@ -97,6 +97,9 @@ pub struct State {
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     bindings: Arc<Bindings>,
     shutdown: watch::Sender<bool>,
+    /// Installed plugins and the provider runtime, opened in the
+    /// background at start (the first command that needs them waits).
+    providers: tokio::sync::OnceCell<Result<Arc<crate::providers::Providers>, String>>,
 }
 
 impl State {
@@ -113,7 +116,35 @@ impl State {
             started: Instant::now(),
             sessions: Mutex::new(HashMap::new()),
             shutdown: watch::channel(false).0,
+            providers: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// The provider runtime over the installed plugins.
+    pub async fn providers(&self) -> Result<Arc<crate::providers::Providers>, ApiError> {
+        self.providers
+            .get_or_init(|| async {
+                let home = self.home.clone();
+                let opened =
+                    tokio::task::spawn_blocking(move || crate::plugins::PluginHost::open(&home))
+                        .await;
+                match opened {
+                    Ok(Ok(host)) => Ok(Arc::new(crate::providers::Providers::new(
+                        Arc::new(host),
+                        crate::providers::Settings::default(),
+                    ))),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(e) => Err(format!("opening plugins: {e}")),
+                }
+            })
+            .await
+            .clone()
+            .map_err(|e| {
+                ApiError::new(
+                    ErrorCode::PluginFailed,
+                    format!("the plugin host did not start: {e}"),
+                )
+            })
     }
 
     pub fn limits(&self) -> &Limits {
@@ -284,6 +315,15 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     let port = listener.local_addr()?.port();
     let state = State::new(home, token, port, limits);
     state.reattach().await;
+    {
+        // Load plugins while the first requests come in.
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = state.providers().await {
+                tracing::warn!(error = %e.message(), "plugins");
+            }
+        });
+    }
     tracing::info!(%addr, pid = std::process::id(), "webrig daemon listening");
 
     if let Some(pid) = opts.watch_pid {

@@ -9,5 +9,6 @@ pub mod config;
 pub mod daemon;
 pub mod error;
 pub mod plugins;
+pub mod providers;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,9 +1,176 @@
 //! The plugin host: manifests, grants, the wasmtime engine and the host
 //! imports. Plugins are WebAssembly components behind `wit/v0.1.0`; they get
 //! only what their manifest asked for and the user granted.
+//!
+//! [`PluginHost`] is what the daemon holds: the installed plugins, each
+//! verified (sha256), compiled (or loaded from the cache) and linked once,
+//! ready for a fresh instance per call.
 
 pub mod engine;
 pub mod grants;
 pub mod host;
 pub mod manifest;
 pub mod registry;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+use engine::{Loaded, PluginError, Runtime, wit};
+use grants::Effective;
+use host::Access;
+use manifest::Kind;
+use registry::{Installed, Registry};
+
+use crate::config::{Home, PluginSettings};
+
+/// One installed plugin as the daemon sees it.
+pub struct Plugin {
+    pub installed: Installed,
+    pub access: Access,
+    /// Ready to call, or why it was refused (tampered, does not link, …).
+    pub loaded: Result<Loaded, String>,
+    /// What a provider says it is (`describe`), when it loaded.
+    pub info: Option<wit::ProviderInfo>,
+}
+
+impl Plugin {
+    pub fn id(&self) -> &str {
+        &self.installed.manifest.id
+    }
+
+    pub fn ready(&self) -> Result<&Loaded, String> {
+        self.loaded.as_ref().map_err(Clone::clone)
+    }
+}
+
+/// The daemon's plugins: the registry on disk, the engine, and every
+/// installed plugin loaded.
+pub struct PluginHost {
+    runtime: Runtime,
+    registry: Registry,
+    home: Home,
+    plugins: RwLock<BTreeMap<String, Arc<Plugin>>>,
+}
+
+impl PluginHost {
+    /// Opens the registry in `home` and loads every installed plugin; a
+    /// plugin that fails to load is kept with its error (never fatal).
+    pub fn open(home: &Home) -> Result<PluginHost, PluginError> {
+        let runtime = Runtime::new(Some(home.plugin_cache_dir()))?;
+        let host = PluginHost {
+            runtime,
+            registry: Registry::new(home.plugins_dir()),
+            home: home.clone(),
+            plugins: RwLock::default(),
+        };
+        host.reload_all();
+        Ok(host)
+    }
+
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    fn settings(&self) -> PluginSettings {
+        crate::config::plugin_settings(&self.home).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "plugin settings unreadable; using none");
+            PluginSettings::default()
+        })
+    }
+
+    /// Reloads every plugin from disk (settings re-read).
+    pub fn reload_all(&self) {
+        let settings = self.settings();
+        let mut map = BTreeMap::new();
+        for (id, got) in self.registry.list() {
+            match got {
+                Ok(installed) => {
+                    let p = self.load(installed, &settings);
+                    map.insert(id, Arc::new(p));
+                }
+                Err(e) => tracing::warn!(plugin = %id, error = %e, "plugin not loaded"),
+            }
+        }
+        *self.plugins.write().unwrap_or_else(|e| e.into_inner()) = map;
+    }
+
+    /// Reloads one plugin after an install, grant or removal.
+    pub fn reload(&self, id: &str) {
+        let settings = self.settings();
+        let mut map = self.plugins.write().unwrap_or_else(|e| e.into_inner());
+        match self.registry.get(id) {
+            Ok(installed) => {
+                map.insert(id.to_string(), Arc::new(self.load(installed, &settings)));
+            }
+            Err(_) => {
+                map.remove(id);
+            }
+        }
+    }
+
+    fn load(&self, installed: Installed, settings: &PluginSettings) -> Plugin {
+        let mine = settings
+            .get(&installed.manifest.id)
+            .cloned()
+            .unwrap_or_default();
+        let access = Access::new(
+            Effective::with_settings(&installed.manifest.capabilities, &installed.grant, &mine),
+            mine,
+        );
+        let loaded = self.link(&installed);
+        let info = match &loaded {
+            Ok(l) => match self
+                .runtime
+                .describe(l, &installed.manifest.limits, &access)
+            {
+                Ok(info) => Some(info),
+                Err(e) => {
+                    tracing::warn!(plugin = %installed.manifest.id, error = %e, "describe failed");
+                    None
+                }
+            },
+            Err(e) => {
+                tracing::warn!(plugin = %installed.manifest.id, error = %e, "plugin refused");
+                None
+            }
+        };
+        Plugin {
+            installed,
+            access,
+            loaded,
+            info,
+        }
+    }
+
+    fn link(&self, installed: &Installed) -> Result<Loaded, String> {
+        if installed.manifest.kind != Kind::Provider {
+            return Err(format!(
+                "{:?} plugins are not runnable in this version (providers are)",
+                installed.manifest.kind
+            ));
+        }
+        let (bytes, sha) = installed.component().map_err(|e| e.to_string())?;
+        self.runtime.load(&bytes, &sha).map_err(|e| e.to_string())
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Plugin>> {
+        self.plugins
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    pub fn all(&self) -> Vec<Arc<Plugin>> {
+        self.plugins
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+}

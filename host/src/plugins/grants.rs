@@ -85,7 +85,7 @@ impl HostRule {
 }
 
 /// The user's decision for one plugin, stored beside it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Grant {
     pub http: Vec<String>,

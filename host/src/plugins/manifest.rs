@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// The WIT versions this host implements.
 pub const SUPPORTED_WIT: &[&str] = &["0.1.0"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Provider,
@@ -18,7 +18,19 @@ pub enum Kind {
     Adapter,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum BrowserAccess {
     #[default]
@@ -28,7 +40,7 @@ pub enum BrowserAccess {
 }
 
 /// What a plugin asks to use. Absent means none.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Capabilities {
     /// Hosts it may reach: `api.example.com`, `*.example.org` (subdomains
@@ -41,7 +53,7 @@ pub struct Capabilities {
     pub cache: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PluginLimits {
     pub memory_mb: u32,
@@ -60,7 +72,7 @@ impl Default for PluginLimits {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub id: String,

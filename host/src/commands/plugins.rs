@@ -1,0 +1,595 @@
+//! Plugin commands: install, list, info, remove, verify, grant, revoke.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::session::absolutize;
+use super::{Command, Cx, Scope};
+use crate::error::{ApiError, ErrorCode};
+use crate::plugins::grants::Grant;
+use crate::plugins::manifest::{BrowserAccess, Capabilities, Kind};
+use crate::plugins::registry::{RegistryError, Source};
+use crate::plugins::{Plugin, PluginHost};
+
+/// A plugin as the commands show it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PluginView {
+    pub id: String,
+    pub version: String,
+    pub kind: Kind,
+    pub description: String,
+    pub sha256: Option<String>,
+    pub dir: String,
+    /// What its manifest asks for.
+    pub asks: Capabilities,
+    /// What the user granted.
+    pub granted: Grant,
+    /// Loaded and callable.
+    pub ready: bool,
+    /// Why it is not ready.
+    pub error: Option<String>,
+    /// For providers: their source (web, community, social, shopping).
+    pub source: Option<String>,
+    pub operations: Vec<String>,
+}
+
+impl PluginView {
+    fn of(p: &Plugin) -> PluginView {
+        let m = &p.installed.manifest;
+        PluginView {
+            id: m.id.clone(),
+            version: m.version.clone(),
+            kind: m.kind,
+            description: m.description.clone(),
+            sha256: m.sha256.clone(),
+            dir: p.installed.dir.display().to_string(),
+            asks: m.capabilities.clone(),
+            granted: p.installed.grant.clone(),
+            ready: p.loaded.is_ok(),
+            error: p.loaded.as_ref().err().cloned(),
+            source: p.info.as_ref().map(|i| i.source.clone()),
+            operations: p
+                .info
+                .as_ref()
+                .map(|i| i.operations.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn line(&self) -> String {
+        let state = match &self.error {
+            None => "ready".to_string(),
+            Some(e) => format!("REFUSED: {e}"),
+        };
+        let kind = format!("{:?}", self.kind).to_lowercase();
+        let source = self
+            .source
+            .as_ref()
+            .map(|s| format!(", {s}"))
+            .unwrap_or_default();
+        format!("{} {} ({kind}{source}) — {state}", self.id, self.version)
+    }
+}
+
+/// What a manifest asks for, in words.
+pub fn describe_asks(c: &Capabilities) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in &c.http {
+        if h == "*" {
+            out.push("http: any public web host (never loopback or private addresses)".into());
+        } else {
+            out.push(format!("http: {h}"));
+        }
+    }
+    for k in &c.http_from_config {
+        out.push(format!("http: the host you set in [plugins.<id>] {k}"));
+    }
+    if c.browser != BrowserAccess::None {
+        out.push(format!("browser: {:?}", c.browser).to_lowercase());
+    }
+    if c.cache {
+        out.push("cache: a private key/value store".into());
+    }
+    out
+}
+
+fn registry_error(e: RegistryError) -> ApiError {
+    let code = match &e {
+        RegistryError::NotFound(_) => ErrorCode::NotFound,
+        RegistryError::Invalid(_) | RegistryError::Exists(_) => ErrorCode::InvalidArgument,
+        RegistryError::Tampered(_) => ErrorCode::Forbidden,
+        RegistryError::Io(_) => ErrorCode::Internal,
+    };
+    let hint = match &e {
+        RegistryError::Exists(_) => Some("add --replace to install over it"),
+        RegistryError::NotFound(_) => Some("see webrig plugin list"),
+        _ => None,
+    };
+    let err = ApiError::new(code, e.to_string());
+    match hint {
+        Some(h) => err.with_hint(h),
+        None => err,
+    }
+}
+
+async fn host(cx: &Cx) -> Result<std::sync::Arc<PluginHost>, ApiError> {
+    Ok(cx.state().providers().await?.host().clone())
+}
+
+fn view(host: &PluginHost, id: &str) -> Result<PluginView, ApiError> {
+    host.get(id)
+        .map(|p| PluginView::of(&p))
+        .ok_or_else(|| registry_error(RegistryError::NotFound(id.to_string())))
+}
+
+/// Install a plugin from a folder, its plugin.toml, or a .wasm (with
+/// --manifest). Shows what it asks for; --grant grants it.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginInstall {
+    /// A plugin folder, its plugin.toml, or a .wasm component.
+    pub path: PathBuf,
+    /// The manifest, when PATH is a .wasm without a plugin.toml beside it.
+    #[arg(long)]
+    #[serde(default)]
+    pub manifest: Option<PathBuf>,
+    /// Grant everything the manifest asks for (without it, a plugin that asks
+    /// for anything is not installed unless you answer yes at the prompt).
+    #[arg(long)]
+    #[serde(default)]
+    pub grant: bool,
+    /// Replace an installed plugin with the same id.
+    #[arg(long)]
+    #[serde(default)]
+    pub replace: bool,
+}
+
+impl Command for PluginInstall {
+    const NAME: &'static str = "plugin install";
+    const ABOUT: &'static str =
+        "Install a WebAssembly plugin (shows what it asks for; --grant grants it)";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = PluginView;
+
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        let mut path = Some(self.path.clone());
+        absolutize(&mut path)?;
+        self.path = path.unwrap_or_default();
+        absolutize(&mut self.manifest)?;
+        if self.grant {
+            return Ok(());
+        }
+        // At a terminal, show what the plugin asks for and ask.
+        use std::io::{BufRead, IsTerminal, Write};
+        if !std::io::stdin().is_terminal() {
+            return Ok(());
+        }
+        let source =
+            Source::resolve(&self.path, self.manifest.as_deref()).map_err(registry_error)?;
+        let asks = describe_asks(&source.manifest.capabilities);
+        if asks.is_empty() {
+            return Ok(());
+        }
+        let mut err = std::io::stderr();
+        let _ = writeln!(
+            err,
+            "{} {} asks for:",
+            source.manifest.id, source.manifest.version
+        );
+        for a in &asks {
+            let _ = writeln!(err, "  - {a}");
+        }
+        let _ = write!(err, "Grant all of it? [y/N] ");
+        let _ = err.flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut answer);
+        self.grant = matches!(answer.trim(), "y" | "Y" | "yes" | "YES");
+        Ok(())
+    }
+
+    async fn run(self, cx: Cx) -> Result<PluginView, ApiError> {
+        let host = host(&cx).await?;
+        let source =
+            Source::resolve(&self.path, self.manifest.as_deref()).map_err(registry_error)?;
+        let asks = describe_asks(&source.manifest.capabilities);
+        if !asks.is_empty() && !self.grant {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} asks for {}; nothing was installed",
+                    source.manifest.id,
+                    asks.join("; ")
+                ),
+            )
+            .with_hint("rerun with --grant to grant what it asks for"));
+        }
+        if source.manifest.kind != Kind::Provider {
+            return Err(ApiError::new(
+                ErrorCode::Unsupported,
+                format!(
+                    "{}: {:?} plugins are not runnable in this version; providers are",
+                    source.manifest.id, source.manifest.kind
+                ),
+            ));
+        }
+        let grant = Grant::all_of(&source.manifest.capabilities);
+        let id = source.manifest.id.clone();
+        let registry = host.registry().clone();
+        let replace = self.replace;
+        let installed = tokio::task::spawn_blocking(move || {
+            registry.install(&source, grant, replace).map(drop)
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("install: {e}")))?;
+        installed.map_err(registry_error)?;
+        let reload = host.clone();
+        let rid = id.clone();
+        tokio::task::spawn_blocking(move || reload.reload(&rid))
+            .await
+            .map_err(|e| ApiError::internal(format!("loading: {e}")))?;
+        let v = view(&host, &id)?;
+        if let Some(e) = &v.error {
+            // Installed but unusable (e.g. not a provider component): undo.
+            let _ = host.registry().remove(&id);
+            host.reload(&id);
+            return Err(ApiError::new(
+                ErrorCode::PluginFailed,
+                format!("{id} was not installed: {e}"),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn human(v: &PluginView) -> String {
+        let mut out = format!("installed {}", v.line());
+        for a in describe_asks(&v.asks) {
+            out.push_str(&format!("\n  granted {a}"));
+        }
+        out
+    }
+}
+
+/// List installed plugins.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginList {}
+
+impl Command for PluginList {
+    const NAME: &'static str = "plugin list";
+    const ABOUT: &'static str = "List installed plugins and whether each is ready";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<PluginView>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<PluginView>, ApiError> {
+        let host = host(&cx).await?;
+        Ok(host.all().iter().map(|p| PluginView::of(p)).collect())
+    }
+
+    fn human(out: &Vec<PluginView>) -> String {
+        if out.is_empty() {
+            return "no plugins installed".into();
+        }
+        out.iter()
+            .map(PluginView::line)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Show one plugin: manifest, what it asks, what is granted.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginInfo {
+    /// The plugin id.
+    pub id: String,
+}
+
+impl Command for PluginInfo {
+    const NAME: &'static str = "plugin info";
+    const ABOUT: &'static str = "Show a plugin's manifest, requests and grants";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = PluginView;
+
+    async fn run(self, cx: Cx) -> Result<PluginView, ApiError> {
+        view(&*host(&cx).await?, &self.id)
+    }
+
+    fn human(v: &PluginView) -> String {
+        let mut out = format!(
+            "{}\n  {}\n  sha256 {}\n  in {}",
+            v.line(),
+            v.description,
+            v.sha256.as_deref().unwrap_or("-"),
+            v.dir
+        );
+        if !v.operations.is_empty() {
+            out.push_str(&format!("\n  operations: {}", v.operations.join(", ")));
+        }
+        let granted = Capabilities {
+            http: v.granted.http.clone(),
+            http_from_config: v.asks.http_from_config.clone(),
+            browser: v.granted.browser,
+            cache: v.granted.cache,
+        };
+        for a in describe_asks(&v.asks) {
+            out.push_str(&format!("\n  asks {a}"));
+        }
+        for a in describe_asks(&granted) {
+            out.push_str(&format!("\n  granted {a}"));
+        }
+        out
+    }
+}
+
+/// Remove an installed plugin.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRemove {
+    /// The plugin id.
+    pub id: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Removed {
+    pub removed: String,
+}
+
+impl Command for PluginRemove {
+    const NAME: &'static str = "plugin remove";
+    const ABOUT: &'static str = "Remove an installed plugin";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Removed;
+
+    async fn run(self, cx: Cx) -> Result<Removed, ApiError> {
+        let host = host(&cx).await?;
+        host.registry().remove(&self.id).map_err(registry_error)?;
+        host.reload(&self.id);
+        Ok(Removed { removed: self.id })
+    }
+
+    fn human(out: &Removed) -> String {
+        format!("removed {}", out.removed)
+    }
+}
+
+/// Check installed components against the sha256 recorded at install.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginVerify {
+    /// One plugin id (default: all).
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Verified {
+    pub id: String,
+    pub ok: bool,
+    pub message: String,
+}
+
+impl Command for PluginVerify {
+    const NAME: &'static str = "plugin verify";
+    const ABOUT: &'static str = "Check plugins' files against the sha256 recorded at install";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<Verified>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<Verified>, ApiError> {
+        let host = host(&cx).await?;
+        let registry = host.registry().clone();
+        let only = self.id.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            let all = registry.list();
+            if let Some(id) = &only
+                && !all.iter().any(|(i, _)| i == id)
+            {
+                return Err(RegistryError::NotFound(id.clone()));
+            }
+            Ok(all
+                .into_iter()
+                .filter(|(id, _)| only.as_ref().is_none_or(|o| o == id))
+                .map(|(id, got)| {
+                    let checked = got.and_then(|i| i.component().map(|(_, sha)| sha));
+                    match checked {
+                        Ok(sha) => Verified {
+                            id,
+                            ok: true,
+                            message: format!("sha256 {sha} as installed"),
+                        },
+                        Err(e) => Verified {
+                            id,
+                            ok: false,
+                            message: e.to_string(),
+                        },
+                    }
+                })
+                .collect::<Vec<_>>())
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("verify: {e}")))?
+        .map_err(registry_error)?;
+        Ok(out)
+    }
+
+    fn human(out: &Vec<Verified>) -> String {
+        if out.is_empty() {
+            return "no plugins installed".into();
+        }
+        out.iter()
+            .map(|v| {
+                format!(
+                    "{} {}: {}",
+                    if v.ok { "ok " } else { "BAD" },
+                    v.id,
+                    v.message
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Which capabilities `plugin grant` / `plugin revoke` change.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantArgs {
+    /// The plugin id.
+    pub id: String,
+    /// A host from the manifest's `http` list (repeatable).
+    #[arg(long = "http")]
+    #[serde(default)]
+    pub http: Vec<String>,
+    /// Browser access (grant: read or interact; revoke: any value removes it).
+    #[arg(long)]
+    #[serde(default)]
+    pub browser: Option<BrowserAccess>,
+    /// The plugin's cache.
+    #[arg(long)]
+    #[serde(default)]
+    pub cache: bool,
+    /// Everything the manifest asks for.
+    #[arg(long)]
+    #[serde(default)]
+    pub all: bool,
+}
+
+impl clap::ValueEnum for BrowserAccess {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            BrowserAccess::None,
+            BrowserAccess::Read,
+            BrowserAccess::Interact,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            BrowserAccess::None => "none",
+            BrowserAccess::Read => "read",
+            BrowserAccess::Interact => "interact",
+        }))
+    }
+}
+
+/// Grant a plugin capabilities its manifest asks for.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginGrant {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub args: GrantArgs,
+}
+
+/// Take capabilities back from a plugin.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRevoke {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub args: GrantArgs,
+}
+
+/// Applies a grant change and reloads the plugin with it.
+async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, ApiError> {
+    let host = host(cx).await?;
+    let installed = host.registry().get(&a.id).map_err(registry_error)?;
+    let asked = &installed.manifest.capabilities;
+    let mut g = installed.grant.clone();
+    if !a.all && a.http.is_empty() && a.browser.is_none() && !a.cache {
+        return Err(ApiError::invalid(
+            "name what to change: --http HOST, --browser, --cache or --all",
+        ));
+    }
+    for h in &a.http {
+        if !asked.http.iter().any(|x| x.eq_ignore_ascii_case(h)) {
+            return Err(ApiError::invalid(format!(
+                "{} does not ask for http {h:?}; it asks for {:?}",
+                a.id, asked.http
+            )));
+        }
+    }
+    if give {
+        if a.all {
+            g = Grant::all_of(asked);
+        }
+        for h in &a.http {
+            if !g.http.iter().any(|x| x.eq_ignore_ascii_case(h)) {
+                g.http.push(h.clone());
+            }
+        }
+        if let Some(b) = a.browser {
+            if b > asked.browser {
+                return Err(ApiError::invalid(format!(
+                    "{} asks for browser {:?} at most",
+                    a.id, asked.browser
+                )));
+            }
+            g.browser = b;
+        }
+        g.cache |= a.cache && asked.cache;
+    } else {
+        if a.all {
+            g = Grant::default();
+        }
+        g.http
+            .retain(|x| !a.http.iter().any(|h| h.eq_ignore_ascii_case(x)));
+        if a.browser.is_some() {
+            g.browser = BrowserAccess::None;
+        }
+        if a.cache {
+            g.cache = false;
+        }
+    }
+    host.registry()
+        .set_grant(&a.id, &g)
+        .map_err(registry_error)?;
+    host.reload(&a.id);
+    view(&host, &a.id)
+}
+
+fn human_grant(v: &PluginView) -> String {
+    let g = Capabilities {
+        http: v.granted.http.clone(),
+        http_from_config: Vec::new(),
+        browser: v.granted.browser,
+        cache: v.granted.cache,
+    };
+    let lines = describe_asks(&g);
+    if lines.is_empty() {
+        format!("{}: nothing granted", v.id)
+    } else {
+        format!("{} granted:\n  {}", v.id, lines.join("\n  "))
+    }
+}
+
+impl Command for PluginGrant {
+    const NAME: &'static str = "plugin grant";
+    const ABOUT: &'static str = "Grant a plugin capabilities its manifest asks for";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = PluginView;
+
+    async fn run(self, cx: Cx) -> Result<PluginView, ApiError> {
+        change_grant(&cx, &self.args, true).await
+    }
+
+    fn human(v: &PluginView) -> String {
+        human_grant(v)
+    }
+}
+
+impl Command for PluginRevoke {
+    const NAME: &'static str = "plugin revoke";
+    const ABOUT: &'static str = "Take capabilities back from a plugin";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = PluginView;
+
+    async fn run(self, cx: Cx) -> Result<PluginView, ApiError> {
+        change_grant(&cx, &self.args, false).await
+    }
+
+    fn human(v: &PluginView) -> String {
+        human_grant(v)
+    }
+}

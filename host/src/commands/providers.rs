@@ -1,0 +1,239 @@
+//! Provider commands: `search`, `fetch`, `providers`, `providers status`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Cx, Scope};
+use crate::error::{ApiError, ErrorCode};
+use crate::providers::{Failure, Page, SearchOutcome, Status};
+
+const MAX_QUERY: usize = 2048;
+const MAX_LIMIT: u32 = 100;
+
+/// Search through the installed providers (partial success: results from
+/// those that answered, a failure for each that did not).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Search {
+    /// What to search for.
+    pub query: String,
+    /// Which providers: auto, web, community, social, shopping or all.
+    #[arg(long, default_value = "auto")]
+    #[serde(default = "auto")]
+    pub source: String,
+    /// Most results (1-100).
+    #[arg(long, default_value_t = 10)]
+    #[serde(default = "ten")]
+    pub limit: u32,
+}
+
+fn auto() -> String {
+    "auto".into()
+}
+
+fn ten() -> u32 {
+    10
+}
+
+impl Command for Search {
+    const NAME: &'static str = "search";
+    const ABOUT: &'static str =
+        "Search the web, communities, social and shops through provider plugins";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = SearchOutcome;
+
+    async fn run(self, cx: Cx) -> Result<SearchOutcome, ApiError> {
+        let query = self.query.trim();
+        if query.is_empty() {
+            return Err(ApiError::invalid("the query is empty"));
+        }
+        if query.len() > MAX_QUERY {
+            return Err(ApiError::invalid(format!(
+                "the query is over {MAX_QUERY} bytes"
+            )));
+        }
+        if !(1..=MAX_LIMIT).contains(&self.limit) {
+            return Err(ApiError::invalid(format!(
+                "--limit must be 1..={MAX_LIMIT}"
+            )));
+        }
+        let providers = cx.state().providers().await?;
+        let selected = providers
+            .select(&self.source, query)
+            .map_err(ApiError::invalid)?;
+        if selected.is_empty() {
+            return Err(ApiError::not_found(format!(
+                "no installed provider that is ready serves source {:?}",
+                self.source
+            ))
+            .with_hint("see webrig providers; install one with webrig plugin install"));
+        }
+        providers
+            .search(query, &self.source, self.limit, cx.deadline())
+            .await
+            .map_err(ApiError::invalid)
+    }
+
+    fn human(out: &SearchOutcome) -> String {
+        let mut lines = Vec::new();
+        for (i, r) in out.results.iter().enumerate() {
+            let date = r
+                .published
+                .as_deref()
+                .map(|d| format!(", {}", d.get(..10).unwrap_or(d)))
+                .unwrap_or_default();
+            lines.push(format!(
+                "{}. {} — {} ({}{date})",
+                i + 1,
+                r.title,
+                r.url,
+                r.provider
+            ));
+            if !r.snippet.is_empty() {
+                let snippet: String = r.snippet.chars().take(200).collect();
+                lines.push(format!("   {snippet}"));
+            }
+        }
+        if out.results.is_empty() {
+            lines.push("no results".into());
+        }
+        lines.extend(out.failures.iter().map(human_failure));
+        lines.join("\n")
+    }
+}
+
+fn human_failure(f: &Failure) -> String {
+    let code = serde_json::to_value(f.code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    format!("! {} failed ({code}): {}", f.provider, f.message)
+}
+
+/// Read a page through a provider: readable text and what the page says
+/// about itself (title, author, publication time, price, …).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fetch {
+    /// The page's URL (http or https).
+    pub url: String,
+    /// The provider to use (default: one that names the URL's host, else web).
+    #[arg(long)]
+    #[serde(default)]
+    pub provider: Option<String>,
+}
+
+impl Command for Fetch {
+    const NAME: &'static str = "fetch";
+    const ABOUT: &'static str =
+        "Fetch a page's readable text and metadata through a provider plugin";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Page;
+
+    async fn run(self, cx: Cx) -> Result<Page, ApiError> {
+        let providers = cx.state().providers().await?;
+        match providers
+            .fetch(&self.url, self.provider.as_deref(), cx.deadline())
+            .await
+            .map_err(ApiError::invalid)?
+        {
+            Ok(page) => Ok(page),
+            Err(f) => Err(ApiError::new(
+                ErrorCode::PluginFailed,
+                human_failure(&f).trim_start_matches("! ").to_string(),
+            )),
+        }
+    }
+
+    fn human(p: &Page) -> String {
+        let mut out = format!("{}\n{}", p.title, p.url);
+        if let Some(d) = &p.published {
+            out.push_str(&format!("\npublished {d}"));
+        }
+        out.push_str("\n\n");
+        out.push_str(&p.text);
+        out
+    }
+}
+
+/// List the installed providers and their health.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersList {}
+
+impl Command for ProvidersList {
+    const NAME: &'static str = "providers";
+    const ABOUT: &'static str = "List the installed providers, their sources and operations";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<Status>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<Status>, ApiError> {
+        Ok(cx.state().providers().await?.status())
+    }
+
+    fn human(out: &Vec<Status>) -> String {
+        if out.is_empty() {
+            return "no providers installed (webrig plugin install PATH)".into();
+        }
+        out.iter()
+            .map(|s| {
+                let state = if s.ready {
+                    "ready".to_string()
+                } else {
+                    format!("NOT READY: {}", s.error.as_deref().unwrap_or("?"))
+                };
+                format!(
+                    "{} {} [{}] {} — {state}",
+                    s.id,
+                    s.version,
+                    s.source.as_deref().unwrap_or("?"),
+                    s.operations.join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Show each provider's circuit breaker: closed, open, half-open or cooling
+/// down, with its recent failures.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersStatus {}
+
+impl Command for ProvidersStatus {
+    const NAME: &'static str = "providers status";
+    const ABOUT: &'static str = "Show each provider's circuit breaker and recent failures";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<Status>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<Status>, ApiError> {
+        Ok(cx.state().providers().await?.status())
+    }
+
+    fn human(out: &Vec<Status>) -> String {
+        if out.is_empty() {
+            return "no providers installed".into();
+        }
+        out.iter()
+            .map(|s| {
+                let state = serde_json::to_value(s.breaker)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let mut line = format!(
+                    "{}: {state}, {} call(s), {} failed, {} in a row",
+                    s.id, s.calls, s.failed, s.consecutive_failures
+                );
+                if let Some(ms) = s.retry_in_ms {
+                    line.push_str(&format!(", retry in {} s", ms.div_ceil(1000)));
+                }
+                if let Some(e) = &s.last_error {
+                    line.push_str(&format!("\n  last error: {e}"));
+                }
+                line
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

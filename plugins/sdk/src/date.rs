@@ -119,7 +119,9 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -132,7 +134,10 @@ mod tests {
 
     #[test]
     fn normalizes_common_shapes() {
-        assert_eq!(normalize("2024-03-05").as_deref(), Some("2024-03-05T00:00:00Z"));
+        assert_eq!(
+            normalize("2024-03-05").as_deref(),
+            Some("2024-03-05T00:00:00Z")
+        );
         assert_eq!(
             normalize("2024-03-05T10:20:30.123Z").as_deref(),
             Some("2024-03-05T10:20:30.123Z")
@@ -141,12 +146,23 @@ mod tests {
             normalize("2024-03-05 10:20+0100").as_deref(),
             Some("2024-03-05T10:20:00+01:00")
         );
-        assert_eq!(normalize("2024-03-05T10:20:30").as_deref(), Some("2024-03-05T10:20:30Z"));
+        assert_eq!(
+            normalize("2024-03-05T10:20:30").as_deref(),
+            Some("2024-03-05T10:20:30Z")
+        );
     }
 
     #[test]
     fn refuses_what_it_cannot_read() {
-        for bad in ["", "yesterday", "2024-13-01", "2023-02-29", "2024-03-05T25:00Z", "2024-03-05Tx", "2024-03-05T10:20+5"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2024-13-01",
+            "2023-02-29",
+            "2024-03-05T25:00Z",
+            "2024-03-05Tx",
+            "2024-03-05T10:20+5",
+        ] {
             assert_eq!(normalize(bad), None, "{bad}");
         }
     }
@@ -154,8 +170,14 @@ mod tests {
     #[test]
     fn converts_unix_seconds() {
         assert_eq!(from_unix(0.0).as_deref(), Some("1970-01-01T00:00:00Z"));
-        assert_eq!(from_unix(1_709_636_400.0).as_deref(), Some("2024-03-05T11:00:00Z"));
-        assert_eq!(from_unix(951_782_400.0).as_deref(), Some("2000-02-29T00:00:00Z"));
+        assert_eq!(
+            from_unix(1_709_636_400.0).as_deref(),
+            Some("2024-03-05T11:00:00Z")
+        );
+        assert_eq!(
+            from_unix(951_782_400.0).as_deref(),
+            Some("2000-02-29T00:00:00Z")
+        );
         assert_eq!(from_unix(f64::NAN), None);
         assert_eq!(from_unix(1e18), None);
     }

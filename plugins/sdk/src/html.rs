@@ -111,7 +111,10 @@ impl Document {
     }
 
     pub fn children(&self, id: NodeId) -> &[NodeId] {
-        self.nodes.get(id).map(|n| n.children.as_slice()).unwrap_or(&[])
+        self.nodes
+            .get(id)
+            .map(|n| n.children.as_slice())
+            .unwrap_or(&[])
     }
 
     /// Ancestors of `id`, nearest first, excluding the root.
@@ -205,8 +208,19 @@ mod tests {
     #[test]
     fn survives_malformed_input() {
         for input in [
-            "", "<", "</", "<a", "<a href=", "<a href='x", "<!--", "<!doctype", "</div></div>",
-            "<script>never closed", "&#xFFFFFFFFFF;", "<p<p<<>>", "\u{0}<b>\u{feff}",
+            "",
+            "<",
+            "</",
+            "<a",
+            "<a href=",
+            "<a href='x",
+            "<!--",
+            "<!doctype",
+            "</div></div>",
+            "<script>never closed",
+            "&#xFFFFFFFFFF;",
+            "<p<p<<>>",
+            "\u{0}<b>\u{feff}",
         ] {
             let doc = Document::parse(input);
             let _ = doc.text(doc.root());

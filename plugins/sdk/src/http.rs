@@ -25,7 +25,10 @@ impl Response {
 /// Headers sent with every request. Some services (Reddit, DuckDuckGo)
 /// refuse requests without a user agent.
 const DEFAULT_HEADERS: &[(&str, &str)] = &[
-    ("user-agent", "Mozilla/5.0 (compatible; webrig/0.1; +https://github.com/webrig)"),
+    (
+        "user-agent",
+        "Mozilla/5.0 (compatible; webrig/0.1; +https://github.com/webrig)",
+    ),
     ("accept", "text/html,application/json;q=0.9,*/*;q=0.8"),
 ];
 
@@ -80,7 +83,9 @@ pub fn check_status(status: u16, url: &str) -> Result<(), Error> {
     match status {
         200..=299 => Ok(()),
         404 | 410 => Err(Error::NotFound(format!("{url} answered {status}"))),
-        429 => Err(Error::RateLimited(format!("{url} answered 429 Too Many Requests"))),
+        429 => Err(Error::RateLimited(format!(
+            "{url} answered 429 Too Many Requests"
+        ))),
         500..=599 => Err(Error::Upstream(format!("{url} failed with {status}"))),
         _ => Err(Error::Upstream(format!("{url} answered HTTP {status}"))),
     }

@@ -123,7 +123,11 @@ pub fn config_url(key: &str, default: &str) -> String {
 /// The number of results to ask a service for: `0` (no limit given) means
 /// `default`, and nothing above `max` (what the service allows per page).
 pub fn effective_limit(limit: u32, default: u32, max: u32) -> u32 {
-    if limit == 0 { default.min(max) } else { limit.min(max) }
+    if limit == 0 {
+        default.min(max)
+    } else {
+        limit.min(max)
+    }
 }
 
 /// Refuses a query that is blank, so services are not asked for nothing.
@@ -140,7 +144,9 @@ pub fn require_query(query: &str) -> Result<&str, Error> {
 pub fn require_http_url(url: &str) -> Result<&str, Error> {
     let u = url.trim();
     let lower = u.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) || crate::url::host(u).is_none() {
+    if !(lower.starts_with("http://") || lower.starts_with("https://"))
+        || crate::url::host(u).is_none()
+    {
         return Err(Error::InvalidInput(format!("not an http(s) URL: {u:?}")));
     }
     Ok(u)

@@ -99,7 +99,9 @@ pub fn resolve(base: &str, href: &str) -> Option<String> {
 
 /// Drops `.` and `..` segments from a path (its query/fragment untouched).
 fn remove_dot_segments(path_and_more: &str) -> String {
-    let split_at = path_and_more.find(['?', '#']).unwrap_or(path_and_more.len());
+    let split_at = path_and_more
+        .find(['?', '#'])
+        .unwrap_or(path_and_more.len());
     let (path, more) = path_and_more.split_at(split_at);
     let mut out: Vec<&str> = Vec::new();
     let segments: Vec<&str> = path.split('/').collect();
@@ -142,7 +144,10 @@ mod tests {
     #[test]
     fn reads_query_params() {
         let u = "//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&rut=abc";
-        assert_eq!(query_param(u, "uddg").as_deref(), Some("https://a.example/x?y=1"));
+        assert_eq!(
+            query_param(u, "uddg").as_deref(),
+            Some("https://a.example/x?y=1")
+        );
         assert_eq!(query_param(u, "nope"), None);
     }
 
@@ -158,17 +163,32 @@ mod tests {
             Some("http://127.0.0.1:9/providers/x/y.html")
         );
         assert_eq!(resolve(base, "/a").as_deref(), Some("http://127.0.0.1:9/a"));
-        assert_eq!(resolve(base, "//cdn.example/i.png").as_deref(), Some("http://cdn.example/i.png"));
-        assert_eq!(resolve(base, "?q=y").as_deref(), Some("http://127.0.0.1:9/providers/shop/search.html?q=y"));
-        assert_eq!(resolve(base, "https://b.example/").as_deref(), Some("https://b.example/"));
+        assert_eq!(
+            resolve(base, "//cdn.example/i.png").as_deref(),
+            Some("http://cdn.example/i.png")
+        );
+        assert_eq!(
+            resolve(base, "?q=y").as_deref(),
+            Some("http://127.0.0.1:9/providers/shop/search.html?q=y")
+        );
+        assert_eq!(
+            resolve(base, "https://b.example/").as_deref(),
+            Some("https://b.example/")
+        );
         assert_eq!(resolve(base, "javascript:void(0)"), None);
         assert_eq!(resolve("not a url", "a"), None);
-        assert_eq!(resolve("https://h.example", "a").as_deref(), Some("https://h.example/a"));
+        assert_eq!(
+            resolve("https://h.example", "a").as_deref(),
+            Some("https://h.example/a")
+        );
     }
 
     #[test]
     fn reads_hosts() {
-        assert_eq!(host("https://User@Shop.Example:8443/x").as_deref(), Some("shop.example"));
+        assert_eq!(
+            host("https://User@Shop.Example:8443/x").as_deref(),
+            Some("shop.example")
+        );
         assert_eq!(host("http://[::1]:80/").as_deref(), Some("::1"));
         assert_eq!(host("/relative"), None);
     }

@@ -29,7 +29,12 @@ pub fn parse(body: &[u8]) -> Result<Vec<ResultItem>, Error> {
 }
 
 fn read_hit(hit: &Value) -> Option<ResultItem> {
-    let str_field = |k: &str| hit.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    let str_field = |k: &str| {
+        hit.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
     let title = text::collapse_whitespace(str_field("title")?);
     let id = match hit.get("objectID") {
         Some(Value::String(s)) => s.clone(),
@@ -46,7 +51,11 @@ fn read_hit(hit: &Value) -> Option<ResultItem> {
         .unwrap_or_default();
     let published = str_field("created_at")
         .and_then(date::normalize)
-        .or_else(|| hit.get("created_at_i").and_then(Value::as_f64).and_then(date::from_unix));
+        .or_else(|| {
+            hit.get("created_at_i")
+                .and_then(Value::as_f64)
+                .and_then(date::from_unix)
+        });
     let mut extra = vec![("site".to_string(), "hackernews".to_string())];
     if let Some(points) = hit.get("points").and_then(Value::as_i64) {
         extra.push(("score".into(), points.to_string()));
@@ -60,5 +69,11 @@ fn read_hit(hit: &Value) -> Option<ResultItem> {
     if let Some(d) = discussion {
         extra.push(("discussion_url".into(), d));
     }
-    Some(ResultItem { url, title, snippet, published, extra })
+    Some(ResultItem {
+        url,
+        title,
+        snippet,
+        published,
+        extra,
+    })
 }

@@ -17,7 +17,9 @@ pub mod hn;
 pub mod reddit;
 
 use webrig_plugin_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{Provider, config_url, effective_limit, export_provider, http, log, require_query, url};
+use webrig_plugin_sdk::{
+    Provider, config_url, effective_limit, export_provider, http, log, require_query, url,
+};
 
 pub const DEFAULT_HN_URL: &str = "https://hn.algolia.com";
 pub const DEFAULT_REDDIT_URL: &str = "https://www.reddit.com";
@@ -33,10 +35,23 @@ pub struct Sites {
 
 /// Reads the `site` option: absent means both.
 pub fn sites(options: &[(String, String)]) -> Result<Sites, Error> {
-    match options.iter().find(|(k, _)| k == "site").map(|(_, v)| v.trim().to_ascii_lowercase()) {
-        None => Ok(Sites { hackernews: true, reddit: true }),
-        Some(v) if v == "hackernews" || v == "hn" => Ok(Sites { hackernews: true, reddit: false }),
-        Some(v) if v == "reddit" => Ok(Sites { hackernews: false, reddit: true }),
+    match options
+        .iter()
+        .find(|(k, _)| k == "site")
+        .map(|(_, v)| v.trim().to_ascii_lowercase())
+    {
+        None => Ok(Sites {
+            hackernews: true,
+            reddit: true,
+        }),
+        Some(v) if v == "hackernews" || v == "hn" => Ok(Sites {
+            hackernews: true,
+            reddit: false,
+        }),
+        Some(v) if v == "reddit" => Ok(Sites {
+            hackernews: false,
+            reddit: true,
+        }),
         Some(v) => Err(Error::InvalidInput(format!(
             "option site={v:?}: expected \"hackernews\" or \"reddit\""
         ))),

@@ -26,7 +26,9 @@ pub fn parse(body: &[u8]) -> Result<Vec<ResultItem>, Error> {
     let children = answer
         .pointer("/data/children")
         .and_then(Value::as_array)
-        .ok_or_else(|| Error::Upstream("Reddit answer is not a listing (no data.children)".into()))?;
+        .ok_or_else(|| {
+            Error::Upstream("Reddit answer is not a listing (no data.children)".into())
+        })?;
     Ok(children
         .iter()
         .filter_map(|c| c.get("data"))
@@ -35,17 +37,29 @@ pub fn parse(body: &[u8]) -> Result<Vec<ResultItem>, Error> {
 }
 
 fn read_post(post: &Value) -> Option<ResultItem> {
-    let str_field = |k: &str| post.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    let str_field = |k: &str| {
+        post.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
     // Reddit escapes &, < and > in titles and text of its JSON.
     let title = text::collapse_whitespace(&decode_entities(str_field("title")?));
     let discussion = str_field("permalink").map(|p| format!("{SITE}{p}"));
-    let is_self = post.get("is_self").and_then(Value::as_bool).unwrap_or(false);
-    let link = str_field("url").filter(|u| !is_self && (u.starts_with("http://") || u.starts_with("https://")));
+    let is_self = post
+        .get("is_self")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let link = str_field("url")
+        .filter(|u| !is_self && (u.starts_with("http://") || u.starts_with("https://")));
     let url = link.map(str::to_string).or_else(|| discussion.clone())?;
     let snippet = str_field("selftext")
         .map(|t| text::truncate(&decode_entities(t), 300))
         .unwrap_or_default();
-    let published = post.get("created_utc").and_then(Value::as_f64).and_then(date::from_unix);
+    let published = post
+        .get("created_utc")
+        .and_then(Value::as_f64)
+        .and_then(date::from_unix);
     let mut extra = vec![("site".to_string(), "reddit".to_string())];
     if let Some(score) = post.get("score").and_then(Value::as_i64) {
         extra.push(("score".into(), score.to_string()));
@@ -62,5 +76,11 @@ fn read_post(post: &Value) -> Option<ResultItem> {
     if let Some(d) = discussion {
         extra.push(("discussion_url".into(), d));
     }
-    Some(ResultItem { url, title, snippet, published, extra })
+    Some(ResultItem {
+        url,
+        title,
+        snippet,
+        published,
+        extra,
+    })
 }

@@ -107,21 +107,27 @@ fn product(v: &Value) -> Product {
     let from_offer = |keys: &[&str]| {
         offer.and_then(|o| {
             keys.iter().find_map(|k| {
-                text_of(o.get(*k)).or_else(|| text_of(o.get("priceSpecification").and_then(|s| s.get(*k))))
+                text_of(o.get(*k))
+                    .or_else(|| text_of(o.get("priceSpecification").and_then(|s| s.get(*k))))
             })
         })
     };
     let rating = v.get("aggregateRating");
     Product {
         name: text_of(v.get("name")).unwrap_or_default(),
-        url: str_of(v.get("url")).or_else(|| str_of(v.get("@id")).filter(|id| !id.starts_with('_') && !id.starts_with('#'))).unwrap_or_default(),
+        url: str_of(v.get("url"))
+            .or_else(|| {
+                str_of(v.get("@id")).filter(|id| !id.starts_with('_') && !id.starts_with('#'))
+            })
+            .unwrap_or_default(),
         description: text_of(v.get("description")).unwrap_or_default(),
         price: from_offer(&["price", "lowPrice"]),
         currency: from_offer(&["priceCurrency"]),
         availability: from_offer(&["availability"]),
         brand: text_of(v.get("brand")).or_else(|| text_of(v.get("manufacturer"))),
         rating: rating.and_then(|r| text_of(r.get("ratingValue"))),
-        review_count: rating.and_then(|r| text_of(r.get("reviewCount")).or_else(|| text_of(r.get("ratingCount")))),
+        review_count: rating
+            .and_then(|r| text_of(r.get("reviewCount")).or_else(|| text_of(r.get("ratingCount")))),
         image: image_of(v.get("image")),
         sku: text_of(v.get("sku")).or_else(|| text_of(v.get("gtin13"))),
     }
@@ -132,10 +138,11 @@ fn first_offer(v: Option<&Value>) -> Option<&Value> {
     match v? {
         o @ Value::Object(_) => {
             // An AggregateOffer may list its offers; its own lowPrice wins.
-            if o.get("price").is_none() && o.get("lowPrice").is_none() {
-                if let Some(inner) = first_offer(o.get("offers")) {
-                    return Some(inner);
-                }
+            if o.get("price").is_none()
+                && o.get("lowPrice").is_none()
+                && let Some(inner) = first_offer(o.get("offers"))
+            {
+                return Some(inner);
             }
             Some(o)
         }

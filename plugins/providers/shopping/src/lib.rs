@@ -20,8 +20,13 @@ pub mod listing;
 pub mod microdata;
 pub mod product;
 
-use webrig_plugin_sdk::types::{Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{Provider, config, effective_limit, export_provider, http, log, require_http_url, require_query, url};
+use webrig_plugin_sdk::types::{
+    Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,
+};
+use webrig_plugin_sdk::{
+    Provider, config, effective_limit, export_provider, http, log, require_http_url, require_query,
+    url,
+};
 
 struct Shopping;
 
@@ -69,7 +74,10 @@ impl Provider for Shopping {
             }
         }
         products.truncate(limit);
-        Ok(products.into_iter().map(product::Product::into_result).collect())
+        Ok(products
+            .into_iter()
+            .map(product::Product::into_result)
+            .collect())
     }
 
     fn fetch(req: FetchRequest) -> Result<Document, Error> {
@@ -77,7 +85,12 @@ impl Provider for Shopping {
         let resp = http::get(target)?;
         product::parse_page(&resp.text(), &resp.final_url)
             .map(product::Product::into_document)
-            .ok_or_else(|| Error::Upstream(format!("{} describes no product (no schema.org Product or og product tags)", resp.final_url)))
+            .ok_or_else(|| {
+                Error::Upstream(format!(
+                    "{} describes no product (no schema.org Product or og product tags)",
+                    resp.final_url
+                ))
+            })
     }
 }
 

@@ -44,7 +44,11 @@ pub fn parse(page: &str, page_url: &str) -> Listing {
             .find_all("a")
             .filter_map(|a| doc.attr(a, "href"))
             .filter(|h| {
-                let path = h.split(['?', '#']).next().unwrap_or_default().to_ascii_lowercase();
+                let path = h
+                    .split(['?', '#'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
                 PRODUCT_PATHS.iter().any(|p| path.contains(p)) || path.starts_with("product")
             })
             .map(str::to_string)
@@ -53,7 +57,9 @@ pub fn parse(page: &str, page_url: &str) -> Listing {
     let host = url::host(page_url);
     let mut links: Vec<String> = Vec::new();
     for href in candidates {
-        let Some(abs) = url::resolve(page_url, &href) else { continue };
+        let Some(abs) = url::resolve(page_url, &href) else {
+            continue;
+        };
         let abs = abs.split('#').next().unwrap_or_default().to_string();
         if host.is_some() && url::host(&abs) == host && abs != page_url && !links.contains(&abs) {
             links.push(abs);

@@ -17,8 +17,11 @@ enum Value {
 fn is_scope_of(doc: &Document, id: NodeId, ty: &str) -> bool {
     doc.attr(id, "itemscope").is_some()
         && doc.attr(id, "itemtype").is_some_and(|t| {
-            t.split_ascii_whitespace()
-                .any(|t| t.rsplit(['/', ':', '#']).next().is_some_and(|l| l.eq_ignore_ascii_case(ty)))
+            t.split_ascii_whitespace().any(|t| {
+                t.rsplit(['/', ':', '#'])
+                    .next()
+                    .is_some_and(|l| l.eq_ignore_ascii_case(ty))
+            })
         })
 }
 
@@ -43,7 +46,11 @@ fn properties(doc: &Document, scope: NodeId) -> Vec<(String, Value)> {
         }
         let nested = doc.attr(n, "itemscope").is_some();
         if let Some(props) = doc.attr(n, "itemprop") {
-            let value = if nested { Value::Item(n) } else { Value::Text(value_of(doc, n)) };
+            let value = if nested {
+                Value::Item(n)
+            } else {
+                Value::Text(value_of(doc, n))
+            };
             for name in props.split_ascii_whitespace() {
                 let v = match &value {
                     Value::Item(i) => Value::Item(*i),
@@ -53,7 +60,11 @@ fn properties(doc: &Document, scope: NodeId) -> Vec<(String, Value)> {
             }
         }
         // Properties inside a nested item belong to that item.
-        n = if nested { doc.subtree_end(n) + 1 } else { n + 1 };
+        n = if nested {
+            doc.subtree_end(n) + 1
+        } else {
+            n + 1
+        };
     }
     out
 }
@@ -70,15 +81,22 @@ fn value_of(doc: &Document, id: NodeId) -> String {
         "data" | "meter" => "value",
         _ => "",
     };
-    doc.attr(id, attr).map(|v| v.trim().to_string()).unwrap_or_else(|| doc.text(id))
+    doc.attr(id, attr)
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|| doc.text(id))
 }
 
 fn get_text(doc: &Document, props: &[(String, Value)], name: &str) -> Option<String> {
-    props.iter().find(|(k, _)| k == name).and_then(|(_, v)| match v {
-        Value::Text(t) => Some(t.clone()).filter(|t| !t.is_empty()),
-        // An item where text is wanted: its name, else its text.
-        Value::Item(i) => get_text(doc, &properties(doc, *i), "name").or_else(|| Some(doc.text(*i))),
-    })
+    props
+        .iter()
+        .find(|(k, _)| k == name)
+        .and_then(|(_, v)| match v {
+            Value::Text(t) => Some(t.clone()).filter(|t| !t.is_empty()),
+            // An item where text is wanted: its name, else its text.
+            Value::Item(i) => {
+                get_text(doc, &properties(doc, *i), "name").or_else(|| Some(doc.text(*i)))
+            }
+        })
 }
 
 fn get_item(props: &[(String, Value)], name: &str) -> Option<NodeId> {

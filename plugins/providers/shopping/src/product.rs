@@ -54,7 +54,14 @@ impl Product {
     pub fn into_document(self) -> types::Document {
         let mut lines = vec![self.name.clone()];
         if let Some(price) = &self.price {
-            lines.push(format!("Price: {price} {}", self.currency.clone().unwrap_or_default()).trim_end().to_string());
+            lines.push(
+                format!(
+                    "Price: {price} {}",
+                    self.currency.clone().unwrap_or_default()
+                )
+                .trim_end()
+                .to_string(),
+            );
         }
         if let Some(a) = &self.availability {
             lines.push(format!("Availability: {a}"));
@@ -83,11 +90,21 @@ impl Product {
             .filter(|_| !self.url.is_empty())
             .unwrap_or_else(|| page_url.to_string());
         self.image = self.image.and_then(|i| url::resolve(page_url, &i));
-        self.availability = self.availability.map(|a| {
-            a.rsplit(['/', ':']).next().unwrap_or(&a).trim().to_string()
-        });
-        for field in [&mut self.price, &mut self.currency, &mut self.brand, &mut self.rating, &mut self.review_count, &mut self.sku] {
-            *field = field.take().map(|v| text::collapse_whitespace(&v)).filter(|v| !v.is_empty());
+        self.availability = self
+            .availability
+            .map(|a| a.rsplit(['/', ':']).next().unwrap_or(&a).trim().to_string());
+        for field in [
+            &mut self.price,
+            &mut self.currency,
+            &mut self.brand,
+            &mut self.rating,
+            &mut self.review_count,
+            &mut self.sku,
+        ] {
+            *field = field
+                .take()
+                .map(|v| text::collapse_whitespace(&v))
+                .filter(|v| !v.is_empty());
         }
         Some(self)
     }
@@ -111,9 +128,11 @@ pub fn parse_page(page: &str, page_url: &str) -> Option<Product> {
 fn open_graph(doc: &Document) -> Option<Product> {
     let price = meta::meta_content(doc, &["product:price:amount", "og:price:amount"])?;
     Some(Product {
-        name: meta::meta_content(doc, &["og:title"]).or_else(|| doc.find("title").map(|t| doc.text(t)))?,
+        name: meta::meta_content(doc, &["og:title"])
+            .or_else(|| doc.find("title").map(|t| doc.text(t)))?,
         url: meta::meta_content(doc, &["og:url"]).unwrap_or_default(),
-        description: meta::meta_content(doc, &["og:description", "description"]).unwrap_or_default(),
+        description: meta::meta_content(doc, &["og:description", "description"])
+            .unwrap_or_default(),
         price: Some(price),
         currency: meta::meta_content(doc, &["product:price:currency", "og:price:currency"]),
         availability: meta::meta_content(doc, &["product:availability", "og:availability"]),

@@ -6,7 +6,10 @@ use crate::product::{Product, parse_page};
 const BASE: &str = "http://127.0.0.1:8080/providers/shop/";
 
 fn fixture(rel: &str) -> String {
-    let path = format!("{}/../../../tests/fixtures/web/providers/shop/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../../tests/fixtures/web/providers/shop/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {path}: {e}"))
 }
 
@@ -23,8 +26,15 @@ fn json_ld_product_in_graph() {
     assert_eq!(p.rating.as_deref(), Some("4.6"));
     assert_eq!(p.review_count.as_deref(), Some("128"));
     assert_eq!(p.sku.as_deref(), Some("TRX-WR-42"));
-    assert_eq!(p.image.as_deref(), Some("http://127.0.0.1:8080/providers/shop/img/trail-runner-x.jpg"));
-    assert!(p.description.starts_with("A light trail shoe"), "{}", p.description);
+    assert_eq!(
+        p.image.as_deref(),
+        Some("http://127.0.0.1:8080/providers/shop/img/trail-runner-x.jpg")
+    );
+    assert!(
+        p.description.starts_with("A light trail shoe"),
+        "{}",
+        p.description
+    );
 }
 
 #[test]
@@ -40,7 +50,10 @@ fn microdata_only_product() {
     assert_eq!(p.rating.as_deref(), Some("4.8"));
     assert_eq!(p.review_count.as_deref(), Some("312"));
     assert_eq!(p.sku.as_deref(), Some("WP-MS-3"));
-    assert_eq!(p.image.as_deref(), Some("http://127.0.0.1:8080/providers/shop/img/merino-socks.jpg"));
+    assert_eq!(
+        p.image.as_deref(),
+        Some("http://127.0.0.1:8080/providers/shop/img/merino-socks.jpg")
+    );
     assert_eq!(
         p.description,
         "Cushioned merino wool socks that stay warm when wet & don’t smell after a week on the trail."
@@ -93,7 +106,10 @@ fn listing_with_inline_products_and_link_fallback() {
 fn aggregate_offer_and_open_graph_fallback() {
     let page = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Kit","offers":{"@type":"AggregateOffer","lowPrice":"10.00","highPrice":"20.00","priceCurrency":"GBP"}}</script>"#;
     let p = parse_page(page, "https://s.example/kit").expect("product");
-    assert_eq!((p.price.as_deref(), p.currency.as_deref()), (Some("10.00"), Some("GBP")));
+    assert_eq!(
+        (p.price.as_deref(), p.currency.as_deref()),
+        (Some("10.00"), Some("GBP"))
+    );
     let og = r#"<meta property="og:title" content="Mug"><meta property="product:price:amount" content="8"><meta property="product:price:currency" content="USD">"#;
     let p = parse_page(og, "https://s.example/mug").expect("og product");
     assert_eq!((p.name.as_str(), p.price.as_deref()), ("Mug", Some("8")));
@@ -101,8 +117,17 @@ fn aggregate_offer_and_open_graph_fallback() {
 
 #[test]
 fn pages_without_products_and_broken_data() {
-    for page in ["", "<html><body><p>No products here</p></body></html>", "<script type=\"application/ld+json\">{\"@type\":\"Product\"</script>", "<div itemscope itemtype=\"https://schema.org/Product\"></div>"] {
-        assert_eq!(parse_page(page, "https://s.example/"), None::<Product>, "{page}");
+    for page in [
+        "",
+        "<html><body><p>No products here</p></body></html>",
+        "<script type=\"application/ld+json\">{\"@type\":\"Product\"</script>",
+        "<div itemscope itemtype=\"https://schema.org/Product\"></div>",
+    ] {
+        assert_eq!(
+            parse_page(page, "https://s.example/"),
+            None::<Product>,
+            "{page}"
+        );
     }
     let mut deep = String::from("{\"a\":");
     deep.push_str(&"[".repeat(10_000));
@@ -112,11 +137,23 @@ fn pages_without_products_and_broken_data() {
 
 #[test]
 fn search_url_needs_a_template() {
-    assert!(matches!(search_url(None, "x"), Err(Error::InvalidInput(m)) if m.contains("plugins.shopping.search_url")));
-    assert!(matches!(search_url(Some("https://s.example/search".into()), "x"), Err(Error::InvalidInput(_))));
-    assert!(matches!(search_url(Some("file:///etc/{query}".into()), "x"), Err(Error::InvalidInput(_))));
+    assert!(
+        matches!(search_url(None, "x"), Err(Error::InvalidInput(m)) if m.contains("plugins.shopping.search_url"))
+    );
+    assert!(matches!(
+        search_url(Some("https://s.example/search".into()), "x"),
+        Err(Error::InvalidInput(_))
+    ));
+    assert!(matches!(
+        search_url(Some("file:///etc/{query}".into()), "x"),
+        Err(Error::InvalidInput(_))
+    ));
     assert_eq!(
-        search_url(Some("https://s.example/search?q={query}&sort=1".into()), "trail shoes & socks").expect("url"),
+        search_url(
+            Some("https://s.example/search?q={query}&sort=1".into()),
+            "trail shoes & socks"
+        )
+        .expect("url"),
         "https://s.example/search?q=trail%20shoes%20%26%20socks&sort=1"
     );
 }
@@ -124,9 +161,23 @@ fn search_url_needs_a_template() {
 #[test]
 fn products_become_results_with_extras() {
     let url = format!("{BASE}products/merino-socks.html");
-    let item = parse_page(&fixture("products/merino-socks.html"), &url).expect("product").into_result();
+    let item = parse_page(&fixture("products/merino-socks.html"), &url)
+        .expect("product")
+        .into_result();
     assert_eq!(item.title, "Merino Hiking Socks (3 pairs)");
     assert_eq!(item.published, None);
     let keys: Vec<_> = item.extra.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, ["price", "currency", "availability", "brand", "rating", "review_count", "image", "sku"]);
+    assert_eq!(
+        keys,
+        [
+            "price",
+            "currency",
+            "availability",
+            "brand",
+            "rating",
+            "review_count",
+            "image",
+            "sku"
+        ]
+    );
 }

@@ -11,7 +11,9 @@
 pub mod mastodon;
 
 use webrig_plugin_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{Provider, config_url, effective_limit, export_provider, http, require_query, url};
+use webrig_plugin_sdk::{
+    Provider, config_url, effective_limit, export_provider, http, require_query, url,
+};
 
 pub const DEFAULT_BASE_URL: &str = "https://mastodon.social";
 
@@ -33,7 +35,10 @@ impl Provider for Social {
         // Mastodon serves at most 40 statuses per page.
         let limit = effective_limit(req.limit, 20, 40);
         let base = config_url("base_url", DEFAULT_BASE_URL);
-        let timeline = format!("{base}/api/v1/timelines/tag/{}?limit={limit}", url::encode(&tag));
+        let timeline = format!(
+            "{base}/api/v1/timelines/tag/{}?limit={limit}",
+            url::encode(&tag)
+        );
         let resp = http::get(&timeline)?;
         let mut items = mastodon::parse(&resp.body)?;
         items.truncate(limit as usize);

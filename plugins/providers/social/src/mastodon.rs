@@ -38,7 +38,9 @@ pub fn tag(query: &str) -> Result<String, Error> {
         )));
     }
     if tag.chars().count() > 100 {
-        return Err(Error::InvalidInput("the hashtag is longer than 100 characters".into()));
+        return Err(Error::InvalidInput(
+            "the hashtag is longer than 100 characters".into(),
+        ));
     }
     Ok(tag)
 }
@@ -59,12 +61,18 @@ fn read_status(status: &Value) -> Option<ResultItem> {
         _ => status,
     };
     let str_field = |v: &Value, k: &str| -> Option<String> {
-        v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
     };
     let url = str_field(status, "url")
         .or_else(|| str_field(status, "uri"))
         .filter(|u| u.starts_with("http://") || u.starts_with("https://"))?;
-    let body = str_field(status, "content").map(|c| text::html_to_text(&c)).unwrap_or_default();
+    let body = str_field(status, "content")
+        .map(|c| text::html_to_text(&c))
+        .unwrap_or_default();
     let spoiler = str_field(status, "spoiler_text").map(|s| text::collapse_whitespace(&s));
     // A content warning is what the author chose to show first.
     let headline = spoiler.clone().unwrap_or_else(|| body.clone());
@@ -82,7 +90,11 @@ fn read_status(status: &Value) -> Option<ResultItem> {
     if let Some(name) = account.and_then(|a| str_field(a, "display_name")) {
         extra.push(("author_name".to_string(), name));
     }
-    for (key, field) in [("reblogs", "reblogs_count"), ("favourites", "favourites_count"), ("replies", "replies_count")] {
+    for (key, field) in [
+        ("reblogs", "reblogs_count"),
+        ("favourites", "favourites_count"),
+        ("replies", "replies_count"),
+    ] {
         if let Some(n) = status.get(field).and_then(Value::as_i64) {
             extra.push((key.to_string(), n.to_string()));
         }
@@ -93,7 +105,13 @@ fn read_status(status: &Value) -> Option<ResultItem> {
     if let Some(cw) = spoiler {
         extra.push(("content_warning".to_string(), cw));
     }
-    Some(ResultItem { url, title, snippet, published, extra })
+    Some(ResultItem {
+        url,
+        title,
+        snippet,
+        published,
+        extra,
+    })
 }
 
 #[cfg(test)]
@@ -109,7 +127,10 @@ mod tests {
     }
 
     fn extra<'a>(item: &'a ResultItem, key: &str) -> Option<&'a str> {
-        item.extra.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        item.extra
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     #[test]
@@ -127,9 +148,18 @@ mod tests {
         let items = parse(&fixture()).expect("fixture parses");
         assert_eq!(items.len(), 4, "{items:#?}");
         let first = &items[0];
-        assert_eq!(first.url, "https://mastodon.example/@ada/113412345678901234");
+        assert_eq!(
+            first.url,
+            "https://mastodon.example/@ada/113412345678901234"
+        );
         assert_eq!(first.published.as_deref(), Some("2024-11-01T10:15:30.000Z"));
-        assert!(first.snippet.starts_with("Just shipped plugin grants for #webrig: every HTTP request & redirect is checked."), "{}", first.snippet);
+        assert!(
+            first.snippet.starts_with(
+                "Just shipped plugin grants for #webrig: every HTTP request & redirect is checked."
+            ),
+            "{}",
+            first.snippet
+        );
         assert!(!first.snippet.contains('<'), "{}", first.snippet);
         assert!(first.title.chars().count() <= 81, "{}", first.title);
         assert_eq!(extra(first, "author"), Some("ada@mastodon.example"));
@@ -138,11 +168,17 @@ mod tests {
         assert_eq!(extra(first, "replies"), Some("2"));
         assert_eq!(extra(first, "language"), Some("en"));
         // The boost is read as the boosted status.
-        assert_eq!(items[2].url, "https://fosstodon.example/@cz/113300000000000001");
+        assert_eq!(
+            items[2].url,
+            "https://fosstodon.example/@cz/113300000000000001"
+        );
         assert_eq!(extra(&items[2], "author"), Some("cz@fosstodon.example"));
         // A content warning is the title; uri stands in for a missing url.
         assert_eq!(items[3].title, "long post about sandboxing");
-        assert_eq!(items[3].url, "https://social.example/users/dee/statuses/113000000000000009");
+        assert_eq!(
+            items[3].url,
+            "https://social.example/users/dee/statuses/113000000000000009"
+        );
     }
 
     #[test]

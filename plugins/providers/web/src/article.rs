@@ -14,8 +14,17 @@ use webrig_plugin_sdk::{date, url};
 
 /// JSON-LD types that describe the page's own content.
 const ARTICLE_TYPES: &[&str] = &[
-    "Article", "NewsArticle", "BlogPosting", "Report", "ScholarlyArticle", "TechArticle",
-    "WebPage", "AnalysisNewsArticle", "ReportageNewsArticle", "OpinionNewsArticle", "LiveBlogPosting",
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Report",
+    "ScholarlyArticle",
+    "TechArticle",
+    "WebPage",
+    "AnalysisNewsArticle",
+    "ReportageNewsArticle",
+    "OpinionNewsArticle",
+    "LiveBlogPosting",
 ];
 
 /// The page as a WIT document: main text, title, published date and the
@@ -29,15 +38,25 @@ pub fn read(page: &str, final_url: &str) -> types::Document {
     let published = published(&doc, ld.as_ref());
     let mut metadata = Vec::new();
     let mut put = |key: &str, value: Option<String>| {
-        if let Some(v) = value.map(|v| text::collapse_whitespace(&v)).filter(|v| !v.is_empty()) {
+        if let Some(v) = value
+            .map(|v| text::collapse_whitespace(&v))
+            .filter(|v| !v.is_empty())
+        {
             metadata.push((key.to_string(), v));
         }
     };
     put("author", author(&doc, ld.as_ref()));
     put(
         "description",
-        meta::meta_content(&doc, &["og:description", "description", "twitter:description"])
-            .or_else(|| ld.as_ref().and_then(|l| l.get("description")).and_then(meta::ld_text)),
+        meta::meta_content(
+            &doc,
+            &["og:description", "description", "twitter:description"],
+        )
+        .or_else(|| {
+            ld.as_ref()
+                .and_then(|l| l.get("description"))
+                .and_then(meta::ld_text)
+        }),
     );
     put(
         "site_name",
@@ -56,9 +75,16 @@ pub fn read(page: &str, final_url: &str) -> types::Document {
     );
     put(
         "modified",
-        meta::meta_content(&doc, &["article:modified_time", "og:updated_time", "dateModified"])
-            .or_else(|| ld.as_ref().and_then(|l| l.get("dateModified")).and_then(meta::ld_text))
-            .and_then(|d| date::normalize(&d)),
+        meta::meta_content(
+            &doc,
+            &["article:modified_time", "og:updated_time", "dateModified"],
+        )
+        .or_else(|| {
+            ld.as_ref()
+                .and_then(|l| l.get("dateModified"))
+                .and_then(meta::ld_text)
+        })
+        .and_then(|d| date::normalize(&d)),
     );
     types::Document {
         url: final_url.to_string(),
@@ -80,8 +106,15 @@ fn article_ld(doc: &Document) -> Option<Value> {
 
 fn title(doc: &Document, ld: Option<&Value>) -> Option<String> {
     let found = meta::meta_content(doc, &["og:title", "twitter:title"])
-        .or_else(|| ld.and_then(|l| l.get("headline").or_else(|| l.get("name"))).and_then(meta::ld_text))
-        .or_else(|| doc.find("title").map(|t| doc.text(t)).filter(|t| !t.is_empty()))
+        .or_else(|| {
+            ld.and_then(|l| l.get("headline").or_else(|| l.get("name")))
+                .and_then(meta::ld_text)
+        })
+        .or_else(|| {
+            doc.find("title")
+                .map(|t| doc.text(t))
+                .filter(|t| !t.is_empty())
+        })
         .or_else(|| doc.find("h1").map(|h| doc.text(h)))?;
     let t = text::collapse_whitespace(&found);
     (!t.is_empty()).then_some(t)
@@ -113,7 +146,10 @@ fn published(doc: &Document, ld: Option<&Value>) -> Option<String> {
             let times: Vec<_> = doc.find_all("time").collect();
             times
                 .iter()
-                .filter(|&&t| doc.attr(t, "itemprop") == Some("datePublished") || doc.attr(t, "pubdate").is_some())
+                .filter(|&&t| {
+                    doc.attr(t, "itemprop") == Some("datePublished")
+                        || doc.attr(t, "pubdate").is_some()
+                })
                 .chain(times.iter())
                 .find_map(|&t| doc.attr(t, "datetime").and_then(date::normalize))
         })
@@ -123,7 +159,11 @@ fn author(doc: &Document, ld: Option<&Value>) -> Option<String> {
     let not_a_url = |s: &String| !s.starts_with("http://") && !s.starts_with("https://");
     meta::meta_content(doc, &["author", "article:author", "byl", "dc.creator"])
         .filter(not_a_url)
-        .or_else(|| ld.and_then(|l| l.get("author")).and_then(meta::ld_text).filter(not_a_url))
+        .or_else(|| {
+            ld.and_then(|l| l.get("author"))
+                .and_then(meta::ld_text)
+                .filter(not_a_url)
+        })
         .or_else(|| {
             doc.elements()
                 .find(|&e| {
@@ -135,7 +175,11 @@ fn author(doc: &Document, ld: Option<&Value>) -> Option<String> {
                 .map(|e| doc.text(e))
                 .filter(|t| !t.is_empty() && t.chars().count() < 100)
         })
-        .map(|a| a.trim_start_matches("By ").trim_start_matches("by ").to_string())
+        .map(|a| {
+            a.trim_start_matches("By ")
+                .trim_start_matches("by ")
+                .to_string()
+        })
 }
 
 fn lang(doc: &Document) -> Option<String> {
@@ -164,7 +208,10 @@ mod tests {
     }
 
     fn meta<'a>(doc: &'a types::Document, key: &str) -> Option<&'a str> {
-        doc.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        doc.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     #[test]
@@ -172,7 +219,10 @@ mod tests {
         let url = "http://127.0.0.1:8080/providers/articles/agents-need-a-browser.html";
         let doc = read(&fixture("agents-need-a-browser.html"), url);
         assert_eq!(doc.url, url);
-        assert_eq!(doc.title, "Why AI agents need a real browser — and what \"webrig\" does about it");
+        assert_eq!(
+            doc.title,
+            "Why AI agents need a real browser — and what \"webrig\" does about it"
+        );
         assert_eq!(doc.published.as_deref(), Some("2024-10-28T09:15:00+01:00"));
         assert_eq!(meta(&doc, "author"), Some("Ada Quill"));
         assert_eq!(meta(&doc, "site_name"), Some("Example News"));
@@ -182,25 +232,61 @@ mod tests {
             meta(&doc, "canonical"),
             Some("http://127.0.0.1:8080/2024/10/agents-need-a-browser")
         );
-        assert!(doc.text.contains("Headless scraping used to be enough."), "{}", doc.text);
-        assert!(doc.text.contains("“Agents fail in boring ways,”"), "{}", doc.text);
+        assert!(
+            doc.text.contains("Headless scraping used to be enough."),
+            "{}",
+            doc.text
+        );
+        assert!(
+            doc.text.contains("“Agents fail in boring ways,”"),
+            "{}",
+            doc.text
+        );
         assert!(doc.text.contains("Limits are always on"), "{}", doc.text);
-        for noise in ["Opinion", "Accept all", "Related", "newsletter", "Great piece", "All rights reserved", "Share on X"] {
-            assert!(!doc.text.contains(noise), "{noise:?} leaked into:\n{}", doc.text);
+        for noise in [
+            "Opinion",
+            "Accept all",
+            "Related",
+            "newsletter",
+            "Great piece",
+            "All rights reserved",
+            "Share on X",
+        ] {
+            assert!(
+                !doc.text.contains(noise),
+                "{noise:?} leaked into:\n{}",
+                doc.text
+            );
         }
     }
 
     #[test]
     fn reads_json_ld_graph_article() {
-        let doc = read(&fixture("writing-plugins-in-wasm.html"), "https://blog.example.net/posts/webrig-plugins-in-wasm");
+        let doc = read(
+            &fixture("writing-plugins-in-wasm.html"),
+            "https://blog.example.net/posts/webrig-plugins-in-wasm",
+        );
         assert_eq!(doc.title, "Writing webrig plugins in Rust and WebAssembly");
         assert_eq!(doc.published.as_deref(), Some("2024-09-14T18:02:11+00:00"));
         assert_eq!(meta(&doc, "author"), Some("Bo Lindqvist"));
         assert_eq!(meta(&doc, "modified"), Some("2024-09-15T07:00:00+00:00"));
         assert!(doc.text.contains("host’s http import"), "{}", doc.text);
-        assert!(doc.text.contains("fn info() -> ProviderInfo"), "{}", doc.text);
-        for noise in ["Archive", "Recent posts", "Nice write-up", "Proudly powered"] {
-            assert!(!doc.text.contains(noise), "{noise:?} leaked into:\n{}", doc.text);
+        assert!(
+            doc.text.contains("fn info() -> ProviderInfo"),
+            "{}",
+            doc.text
+        );
+        for noise in [
+            "Archive",
+            "Recent posts",
+            "Nice write-up",
+            "Proudly powered",
+        ] {
+            assert!(
+                !doc.text.contains(noise),
+                "{noise:?} leaked into:\n{}",
+                doc.text
+            );
         }
     }
 
@@ -210,7 +296,10 @@ mod tests {
         let doc = read(page, "https://x.example/");
         assert_eq!(doc.title, "Plain");
         assert_eq!(doc.published.as_deref(), Some("2023-05-06T00:00:00Z"));
-        let undated = read("<title>T</title><p>no date here, really</p>", "https://x.example/");
+        let undated = read(
+            "<title>T</title><p>no date here, really</p>",
+            "https://x.example/",
+        );
         assert_eq!(undated.published, None);
         assert_eq!(undated.title, "T");
     }

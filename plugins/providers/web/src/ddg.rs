@@ -27,7 +27,10 @@ pub fn parse_results(page: &str) -> Result<Vec<ResultItem>, Error> {
                 .any(|a| doc.has_class(a, "result") || doc.has_class(a, "results_links"))
         })
         .collect();
-    let items: Vec<ResultItem> = blocks.iter().filter_map(|&b| read_result(&doc, b)).collect();
+    let items: Vec<ResultItem> = blocks
+        .iter()
+        .filter_map(|&b| read_result(&doc, b))
+        .collect();
     if items.is_empty() && is_bot_check(&doc) {
         return Err(Error::RateLimited(
             "DuckDuckGo answered a bot check instead of results".into(),
@@ -87,9 +90,15 @@ fn read_result(doc: &Document, block: NodeId) -> Option<ResultItem> {
 /// links resolved against duckduckgo.com, non-http links refused.
 pub fn unwrap_link(href: &str) -> Option<String> {
     let absolute = url::resolve("https://duckduckgo.com/", href)?;
-    let on_ddg = url::host(&absolute).is_some_and(|h| h == "duckduckgo.com" || h.ends_with(".duckduckgo.com"));
+    let on_ddg = url::host(&absolute)
+        .is_some_and(|h| h == "duckduckgo.com" || h.ends_with(".duckduckgo.com"));
     if on_ddg {
-        let path = absolute.split("://").nth(1)?.split_once('/').map(|(_, p)| p).unwrap_or("");
+        let path = absolute
+            .split("://")
+            .nth(1)?
+            .split_once('/')
+            .map(|(_, p)| p)
+            .unwrap_or("");
         if path.starts_with("l/") || path.starts_with("l?") {
             let target = url::query_param(&absolute, "uddg")?;
             return url::resolve(&target, &target);
@@ -116,13 +125,23 @@ mod tests {
     #[test]
     fn unwraps_redirect_links() {
         assert_eq!(
-            unwrap_link("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&rut=abc").as_deref(),
+            unwrap_link("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&rut=abc")
+                .as_deref(),
             Some("https://a.example/x?y=1")
         );
-        assert_eq!(unwrap_link("/l/?uddg=http%3A%2F%2Fb.example%2F").as_deref(), Some("http://b.example/"));
-        assert_eq!(unwrap_link("https://c.example/page").as_deref(), Some("https://c.example/page"));
+        assert_eq!(
+            unwrap_link("/l/?uddg=http%3A%2F%2Fb.example%2F").as_deref(),
+            Some("http://b.example/")
+        );
+        assert_eq!(
+            unwrap_link("https://c.example/page").as_deref(),
+            Some("https://c.example/page")
+        );
         assert_eq!(unwrap_link("//duckduckgo.com/y.js?ad_domain=x"), None);
-        assert_eq!(unwrap_link("//duckduckgo.com/l/?uddg=javascript%3Aalert(1)"), None);
+        assert_eq!(
+            unwrap_link("//duckduckgo.com/l/?uddg=javascript%3Aalert(1)"),
+            None
+        );
     }
 
     #[test]
@@ -131,20 +150,46 @@ mod tests {
         assert!(items.len() >= 5, "{items:#?}");
         assert!(items.iter().all(|i| !i.url.contains("duckduckgo.com")));
         assert!(items.iter().all(|i| !i.title.contains("Sponsored")));
-        assert!(items.iter().all(|i| i.title != i.url && !i.title.is_empty()));
+        assert!(
+            items
+                .iter()
+                .all(|i| i.title != i.url && !i.title.is_empty())
+        );
         let first = &items[0];
-        assert_eq!(first.url, "https://webrig.example.org/docs/getting-started?ref=ddg&lang=en");
-        assert_eq!(first.title, "Getting started with webrig — a browser rig for agents");
-        assert!(first.snippet.contains("AI agents & scripts"), "{}", first.snippet);
-        assert!(items.iter().any(|i| i.published.as_deref() == Some("2024-11-02T00:00:00.0000000Z")));
+        assert_eq!(
+            first.url,
+            "https://webrig.example.org/docs/getting-started?ref=ddg&lang=en"
+        );
+        assert_eq!(
+            first.title,
+            "Getting started with webrig — a browser rig for agents"
+        );
+        assert!(
+            first.snippet.contains("AI agents & scripts"),
+            "{}",
+            first.snippet
+        );
+        assert!(
+            items
+                .iter()
+                .any(|i| i.published.as_deref() == Some("2024-11-02T00:00:00.0000000Z"))
+        );
         assert!(items.iter().any(|i| i.published.is_none()));
     }
 
     #[test]
     fn empty_and_malformed_pages_give_no_results() {
         assert!(parse_results("").expect("empty page").is_empty());
-        assert!(parse_results("<div class=result><a class=result__a>no href</a>").expect("ok").is_empty());
-        assert!(parse_results("<<<div class='result'>>").expect("ok").is_empty());
+        assert!(
+            parse_results("<div class=result><a class=result__a>no href</a>")
+                .expect("ok")
+                .is_empty()
+        );
+        assert!(
+            parse_results("<<<div class='result'>>")
+                .expect("ok")
+                .is_empty()
+        );
     }
 
     #[test]

@@ -15,8 +15,13 @@ pub mod article;
 pub mod ddg;
 pub mod readability;
 
-use webrig_plugin_sdk::types::{Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{Provider, config_url, effective_limit, export_provider, http, log, require_http_url, require_query, url};
+use webrig_plugin_sdk::types::{
+    Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,
+};
+use webrig_plugin_sdk::{
+    Provider, config_url, effective_limit, export_provider, http, log, require_http_url,
+    require_query, url,
+};
 
 /// DuckDuckGo's no-JavaScript endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://html.duckduckgo.com";
@@ -41,7 +46,10 @@ impl Provider for Web {
         let search_url = format!("{base}/html/?q={}", url::encode(query));
         let page = http::get_text(&search_url)?;
         let mut items = ddg::parse_results(&page)?;
-        log::debug(&format!("duckduckgo: {} results for {query:?}", items.len()));
+        log::debug(&format!(
+            "duckduckgo: {} results for {query:?}",
+            items.len()
+        ));
         items.truncate(limit);
         Ok(items)
     }

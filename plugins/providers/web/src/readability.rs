@@ -21,35 +21,120 @@ use webrig_plugin_sdk::html::{Document, NodeId, text};
 
 /// Class/id words that mark a block as unlikely content.
 const UNLIKELY: &[&str] = &[
-    "-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
-    "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
-    "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental",
-    "ad-break", "agegate", "pagination", "pager", "popup", "yom-remote",
+    "-ad-",
+    "ai2html",
+    "banner",
+    "breadcrumbs",
+    "combx",
+    "comment",
+    "community",
+    "cover-wrap",
+    "disqus",
+    "extra",
+    "footer",
+    "gdpr",
+    "header",
+    "legends",
+    "menu",
+    "related",
+    "remark",
+    "replies",
+    "rss",
+    "shoutbox",
+    "sidebar",
+    "skyscraper",
+    "social",
+    "sponsor",
+    "supplemental",
+    "ad-break",
+    "agegate",
+    "pagination",
+    "pager",
+    "popup",
+    "yom-remote",
 ];
 /// Class/id words that rescue an unlikely-looking block.
-const MAYBE: &[&str] = &["and", "article", "body", "column", "content", "main", "shadow"];
+const MAYBE: &[&str] = &[
+    "and", "article", "body", "column", "content", "main", "shadow",
+];
 const POSITIVE: &[&str] = &[
-    "article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "pagination",
-    "post", "text", "blog", "story",
+    "article",
+    "body",
+    "content",
+    "entry",
+    "hentry",
+    "h-entry",
+    "main",
+    "page",
+    "pagination",
+    "post",
+    "text",
+    "blog",
+    "story",
 ];
 const NEGATIVE: &[&str] = &[
-    "-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "footer", "gdpr",
-    "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox",
-    "sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget",
+    "-ad-",
+    "hidden",
+    "banner",
+    "combx",
+    "comment",
+    "com-",
+    "contact",
+    "footer",
+    "gdpr",
+    "masthead",
+    "media",
+    "meta",
+    "outbrain",
+    "promo",
+    "related",
+    "scroll",
+    "share",
+    "shoutbox",
+    "sidebar",
+    "skyscraper",
+    "sponsor",
+    "shopping",
+    "tags",
+    "widget",
 ];
 /// Elements removed before scoring, with their content.
 const NEVER_CONTENT: &[&str] = &[
-    "script", "style", "noscript", "template", "nav", "aside", "footer", "iframe", "svg",
-    "button", "input", "select", "textarea", "object", "embed", "canvas", "dialog", "menu",
-    "link", "meta", "head", "title",
+    "script", "style", "noscript", "template", "nav", "aside", "footer", "iframe", "svg", "button",
+    "input", "select", "textarea", "object", "embed", "canvas", "dialog", "menu", "link", "meta",
+    "head", "title",
 ];
 const UNLIKELY_ROLES: &[&str] = &[
-    "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog",
+    "menu",
+    "menubar",
+    "complementary",
+    "navigation",
+    "alert",
+    "alertdialog",
+    "dialog",
 ];
 /// Elements whose presence makes a `div` a container rather than a paragraph.
 const BLOCKISH: &[&str] = &[
-    "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "select", "section",
-    "article", "figure", "header", "h1", "h2", "h3", "h4", "h5", "h6",
+    "blockquote",
+    "dl",
+    "div",
+    "img",
+    "ol",
+    "p",
+    "pre",
+    "table",
+    "ul",
+    "select",
+    "section",
+    "article",
+    "figure",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
 ];
 const SCORED: &[&str] = &["p", "td", "pre", "section", "h2", "h3", "h4", "h5", "h6"];
 /// Output under this many characters triggers a retry with fewer rules.
@@ -65,10 +150,26 @@ struct Flags {
 /// The page's main text: paragraphs separated by blank lines.
 pub fn extract(doc: &Document) -> String {
     let attempts = [
-        Flags { strip_unlikely: true, weigh_classes: true, clean_conditionally: true },
-        Flags { strip_unlikely: false, weigh_classes: true, clean_conditionally: true },
-        Flags { strip_unlikely: false, weigh_classes: false, clean_conditionally: true },
-        Flags { strip_unlikely: false, weigh_classes: false, clean_conditionally: false },
+        Flags {
+            strip_unlikely: true,
+            weigh_classes: true,
+            clean_conditionally: true,
+        },
+        Flags {
+            strip_unlikely: false,
+            weigh_classes: true,
+            clean_conditionally: true,
+        },
+        Flags {
+            strip_unlikely: false,
+            weigh_classes: false,
+            clean_conditionally: true,
+        },
+        Flags {
+            strip_unlikely: false,
+            weigh_classes: false,
+            clean_conditionally: false,
+        },
     ];
     let mut best = String::new();
     for flags in attempts {
@@ -128,7 +229,11 @@ impl<'a> Extractor<'a> {
             return true;
         }
         d.attr(id, "style").is_some_and(|s| {
-            let s: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+            let s: String = s
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
             s.contains("display:none") || s.contains("visibility:hidden")
         })
     }
@@ -143,8 +248,13 @@ impl<'a> Extractor<'a> {
             };
             let drop = NEVER_CONTENT.contains(&name)
                 || self.is_hidden(id)
-                || d.attr(id, "role").is_some_and(|r| UNLIKELY_ROLES.contains(&r))
-                || (self.flags.strip_unlikely && name != "body" && name != "a" && name != "html" && self.looks_unlikely(id));
+                || d.attr(id, "role")
+                    .is_some_and(|r| UNLIKELY_ROLES.contains(&r))
+                || (self.flags.strip_unlikely
+                    && name != "body"
+                    && name != "a"
+                    && name != "html"
+                    && self.looks_unlikely(id));
             if drop {
                 let end = d.subtree_end(id);
                 for r in &mut self.removed[id..=end] {
@@ -165,7 +275,9 @@ impl<'a> Extractor<'a> {
         }
         UNLIKELY.iter().any(|w| ci.contains(w))
             && !MAYBE.iter().any(|w| ci.contains(w))
-            && !d.ancestors(id).any(|a| matches!(d.name(a), Some("table" | "code")))
+            && !d
+                .ancestors(id)
+                .any(|a| matches!(d.name(a), Some("table" | "code")))
     }
 
     fn class_weight(&self, id: NodeId) -> f64 {
@@ -218,7 +330,11 @@ impl<'a> Extractor<'a> {
 
     fn link_density(&self, id: NodeId) -> f64 {
         let (chars, links, _) = self.stats(id, &|_| false);
-        if chars == 0 { 0.0 } else { links as f64 / chars as f64 }
+        if chars == 0 {
+            0.0
+        } else {
+            links as f64 / chars as f64
+        }
     }
 
     fn initial_score(&self, id: NodeId) -> f64 {
@@ -252,7 +368,10 @@ impl<'a> Extractor<'a> {
             if let Some(t) = d.text_node(c) {
                 chars += visible_len(t);
                 commas += t.matches(',').count();
-            } else if d.name(c).is_some_and(|n| !BLOCKISH.contains(&n) && !text::BLOCK.contains(&n)) {
+            } else if d
+                .name(c)
+                .is_some_and(|n| !BLOCKISH.contains(&n) && !text::BLOCK.contains(&n))
+            {
                 let (len, _, cm) = self.stats(c, &|_| false);
                 chars += len;
                 commas += cm;
@@ -269,25 +388,28 @@ impl<'a> Extractor<'a> {
             }
             let Some(name) = d.name(id) else { continue };
             // (node whose ancestors get the credit, text length, commas)
-            let (len, commas, from) = if SCORED.contains(&name) || (name == "div" && self.is_paragraph_div(id)) {
-                let (len, _, commas) = self.stats(id, &|_| false);
-                (len, commas, id)
-            } else if name == "div" {
-                // Loose text between blocks counts as a paragraph of this div.
-                let (len, commas) = self.inline_stats(id);
-                if len < 25 {
+            let (len, commas, from) =
+                if SCORED.contains(&name) || (name == "div" && self.is_paragraph_div(id)) {
+                    let (len, _, commas) = self.stats(id, &|_| false);
+                    (len, commas, id)
+                } else if name == "div" {
+                    // Loose text between blocks counts as a paragraph of this div.
+                    let (len, commas) = self.inline_stats(id);
+                    if len < 25 {
+                        continue;
+                    }
+                    self.credit(id, 1.0 + commas as f64 + (len / 100).min(3) as f64, 0);
                     continue;
-                }
-                self.credit(id, 1.0 + commas as f64 + (len / 100).min(3) as f64, 0);
-                continue;
-            } else {
-                continue;
-            };
+                } else {
+                    continue;
+                };
             if len < 25 {
                 continue;
             }
             let points = 1.0 + commas as f64 + (len / 100).min(3) as f64;
-            let Some(parent) = d.parent(from) else { continue };
+            let Some(parent) = d.parent(from) else {
+                continue;
+            };
             self.credit(parent, points, 0);
         }
         // Scale by how much of each candidate is links.
@@ -382,7 +504,11 @@ impl<'a> Extractor<'a> {
             if p == 0 || d.is(p, "body") {
                 break;
             }
-            let element_children = d.children(p).iter().filter(|&&c| d.name(c).is_some() && !self.removed[c]).count();
+            let element_children = d
+                .children(p)
+                .iter()
+                .filter(|&&c| d.name(c).is_some() && !self.removed[c])
+                .count();
             if element_children != 1 {
                 break;
             }
@@ -394,7 +520,9 @@ impl<'a> Extractor<'a> {
     /// The top candidate and the siblings that belong with it.
     fn with_siblings(&self, top: NodeId) -> Vec<NodeId> {
         let d = self.doc;
-        let Some(parent) = d.parent(top) else { return vec![top] };
+        let Some(parent) = d.parent(top) else {
+            return vec![top];
+        };
         if parent == 0 {
             return vec![top];
         }
@@ -419,10 +547,17 @@ impl<'a> Extractor<'a> {
                 }
                 if d.is(s, "p") {
                     let (len, links, _) = self.stats(s, &|_| false);
-                    let density = if len == 0 { 0.0 } else { links as f64 / len as f64 };
+                    let density = if len == 0 {
+                        0.0
+                    } else {
+                        links as f64 / len as f64
+                    };
                     let txt = d.text(s);
                     return (len > 80 && density < 0.25)
-                        || (len > 0 && len <= 80 && density == 0.0 && (txt.ends_with('.') || txt.contains(". ")));
+                        || (len > 0
+                            && len <= 80
+                            && density == 0.0
+                            && (txt.ends_with('.') || txt.contains(". ")));
                 }
                 false
             })
@@ -437,7 +572,10 @@ impl<'a> Extractor<'a> {
         }
         let d = self.doc;
         let Some(name) = d.name(id) else { return false };
-        if !matches!(name, "form" | "fieldset" | "table" | "ul" | "ol" | "div" | "section" | "header") {
+        if !matches!(
+            name,
+            "form" | "fieldset" | "table" | "ul" | "ol" | "div" | "section" | "header"
+        ) {
             return false;
         }
         if name == "table" && self.is_data_table(id) {
@@ -451,7 +589,8 @@ impl<'a> Extractor<'a> {
         if commas >= 10 {
             return false;
         }
-        let (mut p, mut img, mut li, mut input, mut embeds) = (0usize, 0usize, 0isize, 0usize, 0usize);
+        let (mut p, mut img, mut li, mut input, mut embeds) =
+            (0usize, 0usize, 0isize, 0usize, 0usize);
         for n in d.descendants(id) {
             if self.removed[n] {
                 continue;
@@ -466,7 +605,11 @@ impl<'a> Extractor<'a> {
             }
         }
         let li = li - 100;
-        let density = if len == 0 { 0.0 } else { links as f64 / len as f64 };
+        let density = if len == 0 {
+            0.0
+        } else {
+            links as f64 / len as f64
+        };
         let in_figure = d.ancestors(id).any(|a| d.is(a, "figure"));
         (img > 1 && (p as f64) / (img as f64) < 0.5 && !in_figure)
             || (!matches!(name, "ul" | "ol") && li > p as isize)

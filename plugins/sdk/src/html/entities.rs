@@ -69,10 +69,7 @@ fn decode_one(s: &str) -> Option<(String, usize)> {
         }
         return Some((ch.to_string(), used));
     }
-    let len = body
-        .bytes()
-        .take_while(u8::is_ascii_alphanumeric)
-        .count();
+    let len = body.bytes().take_while(u8::is_ascii_alphanumeric).count();
     let name = &body[..len];
     let value = named(name)?;
     if body[len..].starts_with(';') {
@@ -233,14 +230,20 @@ mod tests {
 
     #[test]
     fn decodes_named_and_numeric() {
-        assert_eq!(decode("Tom &amp; Jerry&#39;s &#x2014; caf&eacute;"), "Tom & Jerry's — café");
+        assert_eq!(
+            decode("Tom &amp; Jerry&#39;s &#x2014; caf&eacute;"),
+            "Tom & Jerry's — café"
+        );
         assert_eq!(decode("a &lt b"), "a < b");
         assert_eq!(decode("&#8217;&#146;"), "’’");
     }
 
     #[test]
     fn keeps_unknown_and_broken_references() {
-        assert_eq!(decode("AT&T &bogus; &#; &#xZZ; &"), "AT&T &bogus; &#; &#xZZ; &");
+        assert_eq!(
+            decode("AT&T &bogus; &#; &#xZZ; &"),
+            "AT&T &bogus; &#; &#xZZ; &"
+        );
         assert_eq!(decode("&#99999999999;"), "\u{FFFD}");
     }
 }

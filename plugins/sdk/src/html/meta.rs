@@ -99,9 +99,11 @@ pub fn ld_text(v: &Value) -> Option<String> {
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Array(items) => return items.iter().find_map(ld_text),
-        Value::Object(o) => return ["name", "@value", "url", "@id"]
-            .iter()
-            .find_map(|k| o.get(*k).and_then(ld_text)),
+        Value::Object(o) => {
+            return ["name", "@value", "url", "@id"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(ld_text));
+        }
         Value::Null => return None,
     };
     (!s.is_empty()).then_some(s)
@@ -124,9 +126,18 @@ mod tests {
     #[test]
     fn reads_meta_and_links() {
         let doc = Document::parse(PAGE);
-        assert_eq!(meta_content(&doc, &["og:title", "twitter:title"]).as_deref(), Some("Tw"));
-        assert_eq!(meta_content(&doc, &["og:site_name"]).as_deref(), Some("Site & Co"));
-        assert_eq!(link_href(&doc, "canonical").as_deref(), Some("https://s.example/a"));
+        assert_eq!(
+            meta_content(&doc, &["og:title", "twitter:title"]).as_deref(),
+            Some("Tw")
+        );
+        assert_eq!(
+            meta_content(&doc, &["og:site_name"]).as_deref(),
+            Some("Site & Co")
+        );
+        assert_eq!(
+            link_href(&doc, "canonical").as_deref(),
+            Some("https://s.example/a")
+        );
     }
 
     #[test]

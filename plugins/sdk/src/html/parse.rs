@@ -33,10 +33,43 @@ const RAW_TEXT: &[(&str, bool)] = &[
 
 /// Start tags that close an open `<p>`.
 const CLOSES_P: &[&str] = &[
-    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl",
-    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
-    "header", "hgroup", "hr", "main", "menu", "nav", "ol", "p", "pre", "section", "summary",
-    "table", "ul", "li", "dd", "dt",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "ul",
+    "li",
+    "dd",
+    "dt",
 ];
 
 /// Elements an implied end tag does not look past.
@@ -247,8 +280,8 @@ struct Tag {
 /// when the `<` is just text.
 fn read_markup(s: &str) -> Option<Tag> {
     let b = s.as_bytes();
-    if s.starts_with("<!--") {
-        let len = s[4..].find("-->").map(|p| 4 + p + 3).unwrap_or(s.len());
+    if let Some(comment) = s.strip_prefix("<!--") {
+        let len = comment.find("-->").map(|p| 4 + p + 3).unwrap_or(s.len());
         return Some(Tag {
             kind: Markup::Other,
             len,
@@ -261,7 +294,11 @@ fn read_markup(s: &str) -> Option<Tag> {
             len,
         });
     }
-    let (closing, name_start) = if b.get(1) == Some(&b'/') { (true, 2) } else { (false, 1) };
+    let (closing, name_start) = if b.get(1) == Some(&b'/') {
+        (true, 2)
+    } else {
+        (false, 1)
+    };
     if !b.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
         return None;
     }
@@ -330,7 +367,10 @@ fn read_markup(s: &str) -> Option<Tag> {
                 }
                 _ => {
                     let start = i;
-                    while b.get(i).is_some_and(|c| !c.is_ascii_whitespace() && *c != b'>') {
+                    while b
+                        .get(i)
+                        .is_some_and(|c| !c.is_ascii_whitespace() && *c != b'>')
+                    {
                         i += 1;
                     }
                     value = entities::decode(&s[start..i]);

@@ -6,17 +6,57 @@ use super::{Document, NodeId};
 
 /// Elements that start a new line of text when rendered.
 pub const BLOCK: &[&str] = &[
-    "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "div", "dl",
-    "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
-    "header", "hr", "html", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table",
-    "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "html",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
 ];
 
 /// Collapses runs of whitespace (including no-break spaces) to one space
 /// and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for word in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
+    for word in s
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -59,7 +99,12 @@ pub fn render(doc: &Document, id: NodeId, skip: &dyn Fn(NodeId) -> bool) -> Stri
         if node != id && skip(node) {
             continue;
         }
-        if node != id && matches!(name, Some("script" | "style" | "template" | "noscript" | "head")) {
+        if node != id
+            && matches!(
+                name,
+                Some("script" | "style" | "template" | "noscript" | "head")
+            )
+        {
             continue;
         }
         if let Some(t) = doc.text_node(node) {
@@ -99,7 +144,8 @@ mod tests {
 
     #[test]
     fn fragments_become_paragraph_text() {
-        let html = "<p>Hello <a href=\"x\">#webrig</a> &amp; friends</p><p>line one<br>line two</p>";
+        let html =
+            "<p>Hello <a href=\"x\">#webrig</a> &amp; friends</p><p>line one<br>line two</p>";
         assert_eq!(
             html_to_text(html),
             "Hello #webrig & friends\n\nline one\n\nline two"

@@ -51,10 +51,20 @@ fn keeps_article_drops_chrome() {
 
 #[test]
 fn empty_and_broken_pages_do_not_panic() {
-    for page in ["", "<html>", "<body><p>", "<div><div><div>text", "<a href=x>"] {
+    for page in [
+        "",
+        "<html>",
+        "<body><p>",
+        "<div><div><div>text",
+        "<a href=x>",
+    ] {
         let _ = extract(&Document::parse(page));
     }
-    let deep = format!("{}{}", "<div>".repeat(5000), "deep text, with commas, enough to score");
+    let deep = format!(
+        "{}{}",
+        "<div>".repeat(5000),
+        "deep text, with commas, enough to score"
+    );
     let _ = extract(&Document::parse(&deep));
 }
 
@@ -87,15 +97,20 @@ fn readability_corpus_recall_and_precision() {
     entries.sort();
     let mut rows = Vec::new();
     for page in &entries {
-        let (Some(source), Some(expected)) = (read(&page.join("source.html")), read(&page.join("expected.html")))
-        else {
+        let (Some(source), Some(expected)) = (
+            read(&page.join("source.html")),
+            read(&page.join("expected.html")),
+        ) else {
             continue;
         };
         let expected_doc = Document::parse(&expected);
         let want = expected_doc.text(expected_doc.root());
         let got = extract(&Document::parse(&source));
         let (r, p) = recall_precision(&want, &got);
-        let name = page.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = page
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let all = Document::parse(&source);
         let whole = all.text(all.root());
         eprintln!(
@@ -113,7 +128,10 @@ fn readability_corpus_recall_and_precision() {
     let n = rows.len() as f64;
     let recall = rows.iter().map(|r| r.0).sum::<f64>() / n;
     let precision = rows.iter().map(|r| r.1).sum::<f64>() / n;
-    eprintln!("{} pages: mean recall {recall:.3}, mean precision {precision:.3}", rows.len());
+    eprintln!(
+        "{} pages: mean recall {recall:.3}, mean precision {precision:.3}",
+        rows.len()
+    );
     assert!(recall >= 0.85, "mean recall {recall:.3} < 0.85");
     assert!(precision >= 0.70, "mean precision {precision:.3} < 0.70");
 }

@@ -9,6 +9,7 @@ mod e2e {
     pub mod load;
     pub mod nav;
     pub mod plugins;
+    pub mod providers;
     pub mod read;
     pub mod sessions;
     pub mod snapshot;

@@ -1,0 +1,339 @@
+//! Plugins through the daemon: install (grants, sha256), tampering, manifest
+//! errors, grant/revoke, and the provider runtime (search/fetch) over the
+//! first-party providers pointed at the fixture web.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::{Daemon, web};
+
+pub fn plugins_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../plugins")
+}
+
+pub fn wasm_path(name: &str) -> PathBuf {
+    let p = plugins_root()
+        .join("target/wasm32-wasip2/release")
+        .join(format!("{name}.wasm"));
+    assert!(
+        p.is_file(),
+        "{} is missing (cargo xtask test builds the plugins first)",
+        p.display()
+    );
+    p
+}
+
+fn hello_manifest() -> PathBuf {
+    plugins_root().join("examples/hello-provider/plugin.toml")
+}
+
+fn install_hello(d: &Daemon, grant: bool) -> Value {
+    let mut args = json!({
+        "path": wasm_path("hello_provider"),
+        "manifest": hello_manifest(),
+    });
+    if grant {
+        args["grant"] = json!(true);
+    }
+    d.cmd("default", "plugin_install", args)
+}
+
+fn sha256_of(path: &Path) -> String {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).expect("read");
+    sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn install_needs_a_grant_and_records_the_sha256() {
+    let d = Daemon::start().expect("daemon");
+    let refused = install_hello(&d, false);
+    assert_eq!(refused["error"]["code"], "forbidden", "{refused}");
+    let msg = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("example.com") && msg.contains("nothing was installed"),
+        "{msg}"
+    );
+    let list = d.ok("default", "plugin_list", json!({}));
+    assert_eq!(list, json!([]), "a refused install leaves nothing behind");
+
+    let ok = install_hello(&d, true);
+    let v = &ok["result"];
+    assert_eq!(v["ready"], true, "{ok}");
+    assert_eq!(v["sha256"], sha256_of(&wasm_path("hello_provider")));
+    assert_eq!(
+        v["granted"]["http"],
+        json!(["127.0.0.1:18555", "example.com"])
+    );
+    let again = install_hello(&d, true);
+    assert_eq!(again["error"]["code"], "invalid_argument", "{again}");
+    let mut replace = json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "grant": true, "replace": true });
+    assert_eq!(
+        d.cmd("default", "plugin_install", replace.take())["ok"],
+        true
+    );
+
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "rig", "source": "all", "limit": 2 }),
+    );
+    let titles: Vec<&str> = found["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["title"].as_str())
+        .collect();
+    assert_eq!(titles, ["Hello, rig #1", "Hello, rig #2"]);
+    assert_eq!(found["failures"], json!([]));
+    assert_eq!(found["meta"]["providers"], json!(["hello-provider"]));
+
+    let info = d.ok("default", "plugin_info", json!({ "id": "hello-provider" }));
+    assert_eq!(info["operations"], json!(["search", "fetch"]));
+    d.ok(
+        "default",
+        "plugin_remove",
+        json!({ "id": "hello-provider" }),
+    );
+    assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+    d.err(
+        "default",
+        "plugin_info",
+        json!({ "id": "hello-provider" }),
+        "not_found",
+    );
+    d.err("default", "search", json!({ "query": "rig" }), "not_found");
+}
+
+#[test]
+fn a_tampered_component_is_refused_and_the_daemon_serves_on() {
+    let mut d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    let installed = d.home().join("plugins/hello-provider/hello_provider.wasm");
+    let mut bytes = std::fs::read(&installed).expect("installed");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&installed, &bytes).expect("tamper");
+
+    let verify = d.ok("default", "plugin_verify", json!({}));
+    assert_eq!(verify[0]["ok"], false, "{verify}");
+    d.crash_and_restart().expect("restart");
+    let status = d.ok("default", "providers", json!({}));
+    assert_eq!(status[0]["ready"], false, "{status}");
+    let why = status[0]["error"].as_str().unwrap_or_default();
+    assert!(why.contains("changed since it was installed"), "{why}");
+    d.err(
+        "default",
+        "search",
+        json!({ "query": "x", "source": "all" }),
+        "not_found",
+    );
+    // The daemon carries on, and a reinstall makes it usable again.
+    let again = json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "grant": true, "replace": true });
+    assert_eq!(d.cmd("default", "plugin_install", again)["ok"], true);
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "back", "source": "all" }),
+    );
+    assert_eq!(found["results"][0]["title"], "Hello, back #1");
+}
+
+#[test]
+fn a_manifest_sha256_that_does_not_match_is_refused_at_install() {
+    let d = Daemon::start().expect("daemon");
+    let dir = tempfile::tempdir().expect("dir");
+    let manifest = std::fs::read_to_string(hello_manifest()).expect("manifest");
+    let bad = manifest.replace(
+        "component = \"hello_provider.wasm\"",
+        &format!(
+            "component = \"hello_provider.wasm\"\nsha256 = \"{}\"",
+            "ab".repeat(32)
+        ),
+    );
+    std::fs::write(dir.path().join("plugin.toml"), bad).expect("write");
+    std::fs::copy(
+        wasm_path("hello_provider"),
+        dir.path().join("hello_provider.wasm"),
+    )
+    .expect("copy");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": dir.path(), "grant": true }),
+    );
+    assert_eq!(r["error"]["code"], "forbidden", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("sha256"),
+        "{r}"
+    );
+    assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+}
+
+#[test]
+fn a_malformed_manifest_is_a_clear_error_naming_the_field() {
+    let d = Daemon::start().expect("daemon");
+    let good = std::fs::read_to_string(hello_manifest()).expect("manifest");
+    let cases = [
+        (
+            good.replace("kind = \"provider\"", "kind = \"daemon\""),
+            "kind",
+        ),
+        (
+            good.replace("memory_mb = 32", "memory_mb = 0"),
+            "limits.memory_mb",
+        ),
+        (
+            good.replace("[capabilities]", "[capabilitiez]"),
+            "capabilitiez",
+        ),
+        (
+            good.replace("\"example.com\"", "\"https://example.com/x\""),
+            "capabilities.http",
+        ),
+        (
+            good.replace("id = \"hello-provider\"", "id = \"Hello Provider\""),
+            "id",
+        ),
+        (good.replace("wit = \"0.1.0\"", "wit = \"9.0.0\""), "wit"),
+        (
+            good.replace(
+                "component = \"hello_provider.wasm\"",
+                "component = \"../x.wasm\"",
+            ),
+            "component",
+        ),
+        ("id = [".to_string(), "plugin.toml"),
+    ];
+    for (text, field) in cases {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("plugin.toml"), &text).expect("write");
+        std::fs::copy(
+            wasm_path("hello_provider"),
+            dir.path().join("hello_provider.wasm"),
+        )
+        .expect("copy");
+        let r = d.cmd(
+            "default",
+            "plugin_install",
+            json!({ "path": dir.path(), "grant": true }),
+        );
+        assert_eq!(r["error"]["code"], "invalid_argument", "{field}: {r}");
+        let msg = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(field), "{field}: {msg}");
+    }
+    // Not a component at all.
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("plugin.toml"), &good).expect("write");
+    std::fs::write(dir.path().join("hello_provider.wasm"), b"not wasm").expect("write");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": dir.path(), "grant": true }),
+    );
+    assert_eq!(r["error"]["code"], "invalid_argument", "{r}");
+    assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+    // And the daemon still installs a good one.
+    assert_eq!(install_hello(&d, true)["ok"], true);
+}
+
+#[test]
+fn revoking_a_host_denies_it_on_the_next_call() {
+    let d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    let v = d.ok(
+        "default",
+        "plugin_revoke",
+        json!({ "id": "hello-provider", "http": ["example.com"] }),
+    );
+    assert_eq!(v["granted"]["http"], json!(["127.0.0.1:18555"]));
+    let r = d.cmd(
+        "default",
+        "fetch",
+        json!({ "url": "http://example.com/", "provider": "hello-provider" }),
+    );
+    assert_eq!(r["error"]["code"], "plugin_failed", "{r}");
+    let msg = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("policy_blocked") && msg.contains("example.com"),
+        "{msg}"
+    );
+    // A host the manifest never asked for cannot be granted.
+    d.err(
+        "default",
+        "plugin_grant",
+        json!({ "id": "hello-provider", "http": ["evil.test"] }),
+        "invalid_argument",
+    );
+    let v = d.ok(
+        "default",
+        "plugin_grant",
+        json!({ "id": "hello-provider", "all": true }),
+    );
+    assert_eq!(
+        v["granted"]["http"],
+        json!(["127.0.0.1:18555", "example.com"])
+    );
+    // Loopback stays closed unless that exact host was granted.
+    let r = d.cmd(
+        "default",
+        "fetch",
+        json!({ "url": web().url("index.html"), "provider": "hello-provider" }),
+    );
+    assert_eq!(r["error"]["code"], "plugin_failed", "{r}");
+}
+
+#[test]
+fn bad_search_and_fetch_input_is_refused_up_front() {
+    let d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    d.err(
+        "default",
+        "search",
+        json!({ "query": "  " }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "search",
+        json!({ "query": "x", "source": "everything" }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "search",
+        json!({ "query": "x", "limit": 0 }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "search",
+        json!({ "query": "x".repeat(5000) }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "fetch",
+        json!({ "url": "not a url" }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "fetch",
+        json!({ "url": "file:///etc/passwd" }),
+        "invalid_argument",
+    );
+    d.err(
+        "default",
+        "fetch",
+        json!({ "url": "http://x.test/", "provider": "nope" }),
+        "invalid_argument",
+    );
+}

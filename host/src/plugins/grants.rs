@@ -163,12 +163,15 @@ impl Effective {
         let host = url.host_str().ok_or("the URL has no host")?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(0);
-        let Some(rule) = self.hosts.iter().find(|r| r.allows(host, port)) else {
+        let mut rules = self.hosts.iter().filter(|r| r.allows(host, port)).peekable();
+        if rules.peek().is_none() {
             return Err(format!("host {host} was not granted"));
-        };
+        }
         let internal = resolved.iter().any(|ip| is_internal(*ip))
             || host.parse::<IpAddr>().is_ok_and(is_internal);
-        if internal && !rule.names_exactly(host) {
+        // An internal address needs a rule naming that very host: `*` or
+        // `*.example.org` never open one.
+        if internal && !rules.any(|r| r.names_exactly(host)) {
             return Err(format!(
                 "{host} is a loopback, private or link-local address"
             ));
@@ -246,6 +249,25 @@ mod tests {
         ] {
             assert!(HostRule::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_exact_rule_opens_loopback_even_beside_a_star() {
+        let asked = Capabilities {
+            http: vec!["*".into()],
+            http_from_config: vec!["base_url".into()],
+            ..Default::default()
+        };
+        let mut settings = std::collections::BTreeMap::new();
+        let none = Effective::with_settings(&asked, &Grant::all_of(&asked), &settings);
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        assert!(none.check_url(&url("http://127.0.0.1:8080/x"), &[lo]).is_err());
+        assert!(none.check_url(&url("https://example.com/"), &[]).is_ok());
+        settings.insert("base_url".to_string(), "http://127.0.0.1:8080/base".to_string());
+        let e = Effective::with_settings(&asked, &Grant::all_of(&asked), &settings);
+        assert!(e.check_url(&url("http://127.0.0.1:8080/x"), &[lo]).is_ok());
+        assert!(e.check_url(&url("http://127.0.0.1:8081/x"), &[lo]).is_err(), "other port");
+        assert!(e.check_url(&url("http://localhost:8080/x"), &[lo]).is_err(), "other name");
     }
 
     #[test]

@@ -495,12 +495,17 @@ impl Providers {
     ) -> Result<T, Attempt> {
         let id = p.id().to_string();
         let mut attempt = 0;
+        let mut last: Option<Attempt> = None;
         loop {
             let now = Instant::now();
             {
                 let mut breakers = self.breakers();
                 let b = breakers.entry(id.clone()).or_default();
                 if !b.admit(now) {
+                    // A retry the breaker refuses reports the real cause.
+                    if let Some(last) = last {
+                        return Err(last);
+                    }
                     let state = b.state(now);
                     let wait = b.retry_in(now).unwrap_or_default().as_secs().max(1);
                     let (code, why) = if state == BreakerState::Cooldown {
@@ -548,6 +553,7 @@ impl Providers {
                 return Err(err);
             }
             attempt += 1;
+            last = Some(err);
             tokio::time::sleep(backoff).await;
         }
     }

@@ -163,7 +163,11 @@ impl Effective {
         let host = url.host_str().ok_or("the URL has no host")?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(0);
-        let mut rules = self.hosts.iter().filter(|r| r.allows(host, port)).peekable();
+        let mut rules = self
+            .hosts
+            .iter()
+            .filter(|r| r.allows(host, port))
+            .peekable();
         if rules.peek().is_none() {
             return Err(format!("host {host} was not granted"));
         }
@@ -261,13 +265,25 @@ mod tests {
         let mut settings = std::collections::BTreeMap::new();
         let none = Effective::with_settings(&asked, &Grant::all_of(&asked), &settings);
         let lo: IpAddr = "127.0.0.1".parse().expect("ip");
-        assert!(none.check_url(&url("http://127.0.0.1:8080/x"), &[lo]).is_err());
+        assert!(
+            none.check_url(&url("http://127.0.0.1:8080/x"), &[lo])
+                .is_err()
+        );
         assert!(none.check_url(&url("https://example.com/"), &[]).is_ok());
-        settings.insert("base_url".to_string(), "http://127.0.0.1:8080/base".to_string());
+        settings.insert(
+            "base_url".to_string(),
+            "http://127.0.0.1:8080/base".to_string(),
+        );
         let e = Effective::with_settings(&asked, &Grant::all_of(&asked), &settings);
         assert!(e.check_url(&url("http://127.0.0.1:8080/x"), &[lo]).is_ok());
-        assert!(e.check_url(&url("http://127.0.0.1:8081/x"), &[lo]).is_err(), "other port");
-        assert!(e.check_url(&url("http://localhost:8080/x"), &[lo]).is_err(), "other name");
+        assert!(
+            e.check_url(&url("http://127.0.0.1:8081/x"), &[lo]).is_err(),
+            "other port"
+        );
+        assert!(
+            e.check_url(&url("http://localhost:8080/x"), &[lo]).is_err(),
+            "other name"
+        );
     }
 
     #[test]

@@ -30,7 +30,9 @@ fn us(d: Duration) -> String {
 }
 
 fn main() -> Result<(), String> {
-    let wasm = std::env::args().nth(1).ok_or("usage: plugin-bench HELLO.wasm")?;
+    let wasm = std::env::args()
+        .nth(1)
+        .ok_or("usage: plugin-bench HELLO.wasm")?;
     let bytes = std::fs::read(&wasm).map_err(|e| format!("{wasm}: {e}"))?;
     let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
     let runtime = Runtime::new(Some(cache.path().to_path_buf())).map_err(|e| e.to_string())?;

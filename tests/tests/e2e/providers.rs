@@ -337,3 +337,279 @@ fn bad_search_and_fetch_input_is_refused_up_front() {
         "invalid_argument",
     );
 }
+
+const FIRST_PARTY: [(&str, &str); 4] = [
+    ("web", "webrig_provider_web"),
+    ("community", "webrig_provider_community"),
+    ("shopping", "webrig_provider_shopping"),
+    ("social", "webrig_provider_social"),
+];
+
+/// config.toml pointing the first-party providers at the fixture web;
+/// `dead` names providers whose endpoints point at a closed port.
+fn provider_config(dead: &[&str]) -> String {
+    let base = web().url("providers");
+    let closed = "http://127.0.0.1:9";
+    let at = |id: &str| {
+        if dead.contains(&id) {
+            closed.to_string()
+        } else {
+            base.clone()
+        }
+    };
+    format!(
+        "[plugins.web]\nbase_url = \"{}/ddg\"\n\
+         [plugins.community]\nhn_url = \"{}/hn\"\nreddit_url = \"{}/reddit\"\n\
+         [plugins.shopping]\nsearch_url = \"{}/shop/search.html?q={{query}}\"\n\
+         [plugins.social]\nbase_url = \"{}/mastodon\"\n",
+        at("web"),
+        at("community"),
+        at("community"),
+        at("shopping"),
+        at("social"),
+    )
+}
+
+/// A daemon with the four first-party providers installed the way users
+/// install them (plugin install --grant).
+fn with_providers(dead: &[&str]) -> Daemon {
+    let d = Daemon::start_with_config(&provider_config(dead)).expect("daemon");
+    for (dir, wasm) in FIRST_PARTY {
+        let r = d.cmd(
+            "default",
+            "plugin_install",
+            json!({
+                "path": wasm_path(wasm),
+                "manifest": plugins_root().join("providers").join(dir).join("plugin.toml"),
+                "grant": true,
+            }),
+        );
+        assert_eq!(r["ok"], true, "{dir}: {r}");
+    }
+    d
+}
+
+fn by_provider<'a>(out: &'a Value, id: &str) -> Vec<&'a Value> {
+    out["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["provider"] == id)
+        .collect()
+}
+
+#[test]
+fn search_all_merges_four_real_formats_from_the_fixture_web() {
+    let d = with_providers(&[]);
+    let status = d.ok("default", "providers", json!({}));
+    let sources: Vec<&str> = status
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|s| s["source"].as_str())
+        .collect();
+    assert_eq!(
+        sources,
+        ["community", "shopping", "social", "web"],
+        "{status}"
+    );
+
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "source": "all", "limit": 40 }),
+    );
+    assert_eq!(out["failures"], json!([]), "{out}");
+    let web_hits = by_provider(&out, "web");
+    assert!(web_hits.len() >= 5, "{out}");
+    for hit in &web_hits {
+        let (url, title) = (
+            hit["url"].as_str().unwrap_or(""),
+            hit["title"].as_str().unwrap_or(""),
+        );
+        assert!(
+            !url.contains("duckduckgo.com"),
+            "DDG links are unwrapped, ads skipped: {url}"
+        );
+        assert!(!title.is_empty() && title != url, "a real title: {hit}");
+    }
+    assert!(
+        web_hits
+            .iter()
+            .any(|h| h["url"] == "https://webrig.example.org/docs/getting-started?ref=ddg&lang=en"),
+        "{out}"
+    );
+    let community = by_provider(&out, "community");
+    assert!(
+        community.iter().any(|h| h["extra"]["site"] == "hackernews"),
+        "{out}"
+    );
+    assert!(
+        community.iter().any(|h| h["extra"]["site"] == "reddit"),
+        "{out}"
+    );
+    for h in &community {
+        let p = h["published"]
+            .as_str()
+            .expect("community posts say when they were published");
+        assert!(p.len() >= 20 && p.as_bytes()[10] == b'T', "RFC 3339: {p}");
+    }
+    let shop = by_provider(&out, "shopping");
+    assert!(shop.len() >= 2, "{out}");
+    assert!(
+        shop.iter()
+            .all(|h| h["extra"]["price"].is_string() && h["extra"]["currency"].is_string()),
+        "{out}"
+    );
+    let social = by_provider(&out, "social");
+    assert!(
+        !social.is_empty() && social.iter().all(|h| h["extra"]["author"].is_string()),
+        "{out}"
+    );
+    // Interleaved: the first four results come from four providers.
+    let first: std::collections::HashSet<&str> = out["results"].as_array().expect("results")[..4]
+        .iter()
+        .filter_map(|r| r["provider"].as_str())
+        .collect();
+    assert_eq!(first.len(), 4, "{out}");
+    assert_eq!(out["meta"]["timings"].as_object().map(|m| m.len()), Some(4));
+
+    // auto: web and community for a plain query; social joins for a #tag.
+    let auto = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "limit": 40 }),
+    );
+    assert_eq!(auto["meta"]["providers"], json!(["community", "web"]));
+    let tagged = d.ok(
+        "default",
+        "search",
+        json!({ "query": "#webrig", "limit": 5 }),
+    );
+    assert_eq!(
+        tagged["meta"]["providers"],
+        json!(["community", "social", "web"])
+    );
+    let only = d.ok(
+        "default",
+        "search",
+        json!({ "query": "trail shoes", "source": "shopping" }),
+    );
+    assert_eq!(only["meta"]["providers"], json!(["shopping"]));
+}
+
+#[test]
+fn fetch_reads_an_article_and_a_product_page() {
+    let d = with_providers(&[]);
+    let page = d.ok(
+        "default",
+        "fetch",
+        json!({ "url": web().url("providers/articles/agents-need-a-browser.html") }),
+    );
+    assert_eq!(page["provider"], "web");
+    assert!(
+        page["title"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Why AI agents need a real browser"),
+        "{page}"
+    );
+    let published = page["published"].as_str().expect("published");
+    assert!(published.starts_with("20"), "{published}");
+    let text = page["text"].as_str().unwrap_or("");
+    assert!(text.len() > 500, "{page}");
+    let product = d.ok(
+        "default",
+        "fetch",
+        json!({ "url": web().url("providers/shop/products/merino-socks.html"), "provider": "shopping" }),
+    );
+    assert_eq!(product["provider"], "shopping");
+    assert!(product["metadata"]["price"].is_string(), "{product}");
+    // A page that is not there is a typed failure, not a crash.
+    let missing = d.cmd(
+        "default",
+        "fetch",
+        json!({ "url": web().url("providers/articles/nope.html") }),
+    );
+    assert_eq!(missing["error"]["code"], "plugin_failed", "{missing}");
+}
+
+#[test]
+fn a_dead_provider_fails_alone_then_its_circuit_opens() {
+    let d = with_providers(&["community"]);
+    // Two searches: three failed attempts (a search retries once), so the
+    // breaker opens; the second search still reports the real cause.
+    for round in 0..2 {
+        let out = d.ok(
+            "default",
+            "search",
+            json!({ "query": "webrig", "source": "all" }),
+        );
+        assert!(
+            !by_provider(&out, "web").is_empty(),
+            "partial success: {out}"
+        );
+        let failures = out["failures"].as_array().expect("failures");
+        assert_eq!(failures.len(), 1, "round {round}: {out}");
+        assert_eq!(failures[0]["provider"], "community");
+        assert_eq!(failures[0]["code"], "network", "{out}");
+    }
+    let status = d.ok("default", "providers_status", json!({}));
+    let community = status
+        .as_array()
+        .expect("status")
+        .iter()
+        .find(|s| s["id"] == "community")
+        .expect("community");
+    assert_eq!(community["breaker"], "open", "{status}");
+    assert!(community["last_error"].is_string());
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "source": "all" }),
+    );
+    let f = &out["failures"][0];
+    assert_eq!(f["code"], "circuit_open", "{out}");
+    assert!(
+        out["meta"]["timings"]["community"].as_u64().unwrap_or(99) < 50,
+        "refused at once: {out}"
+    );
+    let web_status = status
+        .as_array()
+        .expect("s")
+        .iter()
+        .find(|s| s["id"] == "web")
+        .expect("web");
+    assert_eq!(web_status["breaker"], "closed");
+}
+
+#[test]
+fn provider_errors_are_typed_and_not_counted_against_health() {
+    let d = Daemon::start_with_config("").expect("daemon");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path("webrig_provider_shopping"),
+            "manifest": plugins_root().join("providers/shopping/plugin.toml"),
+            "grant": true,
+        }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // No search_url configured: the provider says so.
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "socks", "source": "shopping" }),
+    );
+    assert_eq!(out["failures"][0]["code"], "invalid_input", "{out}");
+    assert!(
+        out["failures"][0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("search_url"),
+        "{out}"
+    );
+    let status = d.ok("default", "providers_status", json!({}));
+    assert_eq!(status[0]["breaker"], "closed", "{status}");
+}

@@ -6,6 +6,7 @@ use super::setup;
 
 pub fn run() -> Result<(), String> {
     let browser = setup::ensure_browser()?;
+    setup::build_plugins()?;
     setup::step("building webrig and the fixture web server");
     setup::cargo(&[
         "build",
@@ -72,6 +73,23 @@ pub fn run() -> Result<(), String> {
         ),
         ("list the tabs", vec!["tabs"]),
         ("close the session", vec!["close"]),
+    ];
+    for (what, args) in steps {
+        step_out(&rig, what, &args)?;
+    }
+    setup::step("installing the first-party providers (plugin install --grant)");
+    rig.install_providers()?;
+    let article = rig.url("providers/articles/agents-need-a-browser.html");
+    let steps: Vec<(&str, Vec<&str>)> = vec![
+        ("the sandboxed providers", vec!["providers"]),
+        (
+            "search four sources at once (web, community, shopping, social)",
+            vec!["search", "webrig", "--source", "all", "--limit", "8"],
+        ),
+        (
+            "read an article: text and metadata",
+            vec!["fetch", &article],
+        ),
     ];
     for (what, args) in steps {
         step_out(&rig, what, &args)?;

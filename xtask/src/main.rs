@@ -38,6 +38,7 @@ fn main() -> ExitCode {
 fn test(extra: &[String]) -> Result<(), String> {
     let browser = setup::ensure_browser()?;
     setup::build_plugins()?;
+    setup::test_plugins()?;
     setup::step("building webrig");
     setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
     setup::step(&format!(

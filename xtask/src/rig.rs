@@ -84,6 +84,47 @@ impl Rig {
     }
 }
 
+/// The first-party providers: folder under plugins/providers, component.
+pub const FIRST_PARTY: [(&str, &str); 4] = [
+    ("web", "webrig_provider_web"),
+    ("community", "webrig_provider_community"),
+    ("shopping", "webrig_provider_shopping"),
+    ("social", "webrig_provider_social"),
+];
+
+impl Rig {
+    /// Points the first-party providers at the fixture web (config.toml in
+    /// the rig's home) and installs them through `webrig plugin install`,
+    /// the same path third-party plugins take. Call before the daemon starts.
+    pub fn install_providers(&self) -> Result<(), String> {
+        let base = self.url("providers");
+        let config = format!(
+            "[plugins.web]\nbase_url = \"{base}/ddg\"\n\
+             [plugins.community]\nhn_url = \"{base}/hn\"\nreddit_url = \"{base}/reddit\"\n\
+             [plugins.shopping]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
+             [plugins.social]\nbase_url = \"{base}/mastodon\"\n"
+        );
+        std::fs::create_dir_all(&self.home).map_err(|e| e.to_string())?;
+        std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        let plugins = super::setup::root().join("plugins");
+        for (dir, wasm) in FIRST_PARTY {
+            let wasm = plugins
+                .join("target/wasm32-wasip2/release")
+                .join(format!("{wasm}.wasm"));
+            let manifest = plugins.join("providers").join(dir).join("plugin.toml");
+            self.run_ok(&[
+                "plugin",
+                "install",
+                &wasm.display().to_string(),
+                "--manifest",
+                &manifest.display().to_string(),
+                "--grant",
+            ])?;
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Rig {
     fn drop(&mut self) {
         let _ = self.command(&["daemon", "stop"]).output();

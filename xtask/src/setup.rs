@@ -162,3 +162,19 @@ pub fn build_plugins() -> Result<(), String> {
         Err(format!("building plugins failed ({status})"))
     }
 }
+
+/// Runs the plugins' own unit tests (parsers, SDK) natively.
+pub fn test_plugins() -> Result<(), String> {
+    step("testing the plugins' parsers natively");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["test", "--workspace", "--exclude", "sandbox-guest"])
+        .current_dir(root().join("plugins"))
+        .status()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("plugin tests failed ({status})"))
+    }
+}

@@ -279,9 +279,10 @@ async fn run_in(
             }),
         );
         match dialog {
-            Some((tab, watch)) => super::tab::guard_dialog(tab, watch, call)
+            Some((tab, watch)) => super::tab::guard_dialog_raw(tab, watch, call)
                 .await
-                .map_err(EvalError::Api),
+                .map_err(EvalError::Api)?
+                .map_err(EvalError::Cdp),
             None => call.await.map_err(EvalError::Cdp),
         }
     };

@@ -524,6 +524,16 @@ pub async fn guard_dialog(
     dialog: &DialogWatch,
     call: impl std::future::Future<Output = Result<Value, CdpError>>,
 ) -> Result<Value, ApiError> {
+    Ok(guard_dialog_raw(tab, dialog, call).await??)
+}
+
+/// Like [`guard_dialog`], but the call's own CDP error comes back as it is
+/// (callers that must recognize a destroyed context need it).
+pub async fn guard_dialog_raw(
+    tab: &str,
+    dialog: &DialogWatch,
+    call: impl std::future::Future<Output = Result<Value, CdpError>>,
+) -> Result<Result<Value, CdpError>, ApiError> {
     let mut watch = dialog.clone();
     if let Some(d) = watch.borrow_and_update().clone() {
         return Err(dialog_open(tab, &d));
@@ -537,7 +547,7 @@ pub async fn guard_dialog(
         }
     };
     tokio::select! {
-        r = call => Ok(r?),
+        r = call => Ok(r),
         d = opened => {
             let d = d.unwrap_or(Dialog { kind: "alert".into(), message: String::new(), default_prompt: None });
             Err(dialog_open(tab, &d))

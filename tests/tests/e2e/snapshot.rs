@@ -316,3 +316,21 @@ fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
     eprintln!("{}", report.join("\n"));
     assert!(!report.is_empty(), "no corpus page loaded");
 }
+
+#[test]
+fn a_snapshot_after_a_navigating_click_and_a_goto_sees_the_new_page() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("index.html") }));
+    let first = snap(&s, json!({ "interactive": true }));
+    let buy = ref_of(&first, "\"Buy\"");
+    s.ok("click", json!({ "target": buy }));
+    // The world the first snapshot used died with its document: the next
+    // snapshots (after the click and after a goto) make new ones.
+    let form = snap(&s, json!({}));
+    assert!(form.contains("Email"), "{form}");
+    s.ok("goto", json!({ "url": web().url("index.html") }));
+    let again = snap(&s, json!({ "interactive": true }));
+    let buy_again = ref_of(&again, "\"Buy\"");
+    assert_ne!(buy_again, buy);
+    s.ok("click", json!({ "target": buy_again }));
+}

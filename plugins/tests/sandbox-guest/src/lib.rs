@@ -26,7 +26,7 @@ fn item(title: String) -> ResultItem {
     }
 }
 
-#[allow(unconditional_recursion)]
+#[allow(unconditional_recursion, clippy::only_used_in_recursion)]
 fn recurse(n: u64) -> u64 {
     std::hint::black_box(recurse(n + 1)) + 1
 }

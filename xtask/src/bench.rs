@@ -3,7 +3,8 @@
 //!
 //! - `eval 1` through the CLI with a warm daemon (process start included);
 //! - the daemon's idle RSS (browser excluded);
-//! - the first command on a cold machine: daemon start + browser launch + goto.
+//! - the first command on a cold machine: daemon start + browser launch + goto;
+//! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
 
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     setup::ensure_browser()?;
+    setup::build_plugins()?;
     setup::step("building release binaries");
     setup::cargo(&[
         "build",
@@ -86,7 +88,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "| daemon RSS with one session after the eval runs | {} | | |",
         mb(busy_rss)
     );
-    super::bench_pages::run(&rig, mb)
+    super::bench_pages::run(&rig, mb)?;
+    drop(rig);
+    super::bench_plugins::run()
 }
 
 pub fn pct(samples: &mut [Duration], p: usize) -> Duration {

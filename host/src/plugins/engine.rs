@@ -22,8 +22,8 @@ wasmtime::component::bindgen!({
     path: "../wit/v0.1.0",
 });
 
+pub use self::webrig::plugin::types as wit;
 pub use exports::webrig::plugin::provider as guest;
-pub use webrig::plugin::types as wit;
 
 /// Plugin calls that may run at once (instances in the pool).
 const POOL: u32 = 64;

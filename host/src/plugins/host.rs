@@ -185,6 +185,7 @@ impl http::Host for HostState {
         // the very addresses that were checked (no second DNS answer).
         for _ in 0..=MAX_REDIRECTS {
             let addrs = self.check(&url)?;
+            let _slot = DomainSlot::acquire(url.host_str().unwrap_or_default(), self.deadline)?;
             let config = ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
@@ -241,6 +242,55 @@ impl http::Host for HostState {
         Err(WitError::Upstream(format!(
             "more than {MAX_REDIRECTS} redirects"
         )))
+    }
+}
+
+/// Requests in flight to one host, across every plugin: at most
+/// [`PER_DOMAIN`] at once, so a fan-out cannot hammer one site.
+static DOMAINS: std::sync::LazyLock<(Mutex<HashMap<String, usize>>, std::sync::Condvar)> =
+    std::sync::LazyLock::new(Default::default);
+
+const PER_DOMAIN: usize = 2;
+
+struct DomainSlot(String);
+
+impl DomainSlot {
+    /// Waits (until `deadline`) for one of the host's slots.
+    fn acquire(host: &str, deadline: Instant) -> Result<DomainSlot, WitError> {
+        let host = host.to_ascii_lowercase();
+        let (lock, cv) = &*DOMAINS;
+        let mut map = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let n = map.entry(host.clone()).or_insert(0);
+            if *n < PER_DOMAIN {
+                *n += 1;
+                return Ok(DomainSlot(host));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(WitError::Timeout(format!(
+                    "waited for a free connection slot to {host} until the deadline"
+                )));
+            }
+            map = cv
+                .wait_timeout(map, left)
+                .map(|(m, _)| m)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+}
+
+impl Drop for DomainSlot {
+    fn drop(&mut self) {
+        let (lock, cv) = &*DOMAINS;
+        let mut map = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get_mut(&self.0) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.0);
+            }
+        }
+        cv.notify_all();
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod dispatch;
 mod guard;
+mod plugin_browser;
 mod routes;
 
 use std::collections::{BTreeMap, HashMap};
@@ -121,13 +122,16 @@ impl State {
     }
 
     /// The provider runtime over the installed plugins.
-    pub async fn providers(&self) -> Result<Arc<crate::providers::Providers>, ApiError> {
+    pub async fn providers(self: &Arc<Self>) -> Result<Arc<crate::providers::Providers>, ApiError> {
         self.providers
             .get_or_init(|| async {
                 let home = self.home.clone();
-                let opened =
-                    tokio::task::spawn_blocking(move || crate::plugins::PluginHost::open(&home))
-                        .await;
+                let bridge: Arc<dyn crate::plugins::host::BrowserBridge> =
+                    plugin_browser::PluginBrowser::new(self, tokio::runtime::Handle::current());
+                let opened = tokio::task::spawn_blocking(move || {
+                    crate::plugins::PluginHost::open(&home, Some(bridge))
+                })
+                .await;
                 match opened {
                     Ok(Ok(host)) => Ok(Arc::new(crate::providers::Providers::new(
                         Arc::new(host),
@@ -315,8 +319,12 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     let port = listener.local_addr()?.port();
     let state = State::new(home, token, port, limits);
     state.reattach().await;
-    {
-        // Load plugins while the first requests come in.
+    let has_plugins = std::fs::read_dir(state.home().plugins_dir())
+        .map(|mut d| d.any(|e| e.is_ok_and(|e| e.path().is_dir())))
+        .unwrap_or(false);
+    if has_plugins {
+        // Load plugins while the first requests come in (without any, the
+        // engine starts on the first plugin command: idle RSS stays small).
         let state = state.clone();
         tokio::spawn(async move {
             if let Err(e) = state.providers().await {

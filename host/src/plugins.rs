@@ -17,7 +17,7 @@ use std::sync::{Arc, RwLock};
 
 use engine::{Loaded, PluginError, Runtime, wit};
 use grants::Effective;
-use host::Access;
+use host::{Access, BrowserBridge};
 use manifest::Kind;
 use registry::{Installed, Registry};
 
@@ -49,18 +49,23 @@ pub struct PluginHost {
     runtime: Runtime,
     registry: Registry,
     home: Home,
+    browser: Option<Arc<dyn BrowserBridge>>,
     plugins: RwLock<BTreeMap<String, Arc<Plugin>>>,
 }
 
 impl PluginHost {
     /// Opens the registry in `home` and loads every installed plugin; a
     /// plugin that fails to load is kept with its error (never fatal).
-    pub fn open(home: &Home) -> Result<PluginHost, PluginError> {
+    pub fn open(
+        home: &Home,
+        browser: Option<Arc<dyn BrowserBridge>>,
+    ) -> Result<PluginHost, PluginError> {
         let runtime = Runtime::new(Some(home.plugin_cache_dir()))?;
         let host = PluginHost {
             runtime,
             registry: Registry::new(home.plugins_dir()),
             home: home.clone(),
+            browser,
             plugins: RwLock::default(),
         };
         host.reload_all();
@@ -120,7 +125,8 @@ impl PluginHost {
         let access = Access::new(
             Effective::with_settings(&installed.manifest.capabilities, &installed.grant, &mine),
             mine,
-        );
+        )
+        .for_plugin(&installed.manifest.id, self.browser.clone());
         let loaded = self.link(&installed);
         let info = match &loaded {
             Ok(l) => match self

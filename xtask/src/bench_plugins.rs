@@ -66,7 +66,7 @@ pub fn run() -> Result<(), String> {
     let mut cached: Vec<Duration> = with_plugins[1..].to_vec();
     let mut bare: Vec<Duration> = bare[1..].to_vec();
     println!(
-        "| daemon start + 10 cached plugins loaded and described, `webrig providers` on a stopped daemon (6 runs; first, compiling: {}) | {} | {} | ≤ 50 ms |",
+        "| daemon start + 10 cached plugins loaded and described, `webrig providers` on a stopped daemon (6 runs after a first at {}) | {} | {} | ≤ 50 ms |",
         ms(with_plugins[0]),
         ms(pct(&mut cached, 50)),
         ms(pct(&mut cached, 100))

@@ -118,6 +118,15 @@ async fn host(cx: &Cx) -> Result<std::sync::Arc<PluginHost>, ApiError> {
     Ok(cx.state().providers().await?.host().clone())
 }
 
+/// Reloads one plugin off the async workers (loading runs guest code).
+async fn reload(host: &std::sync::Arc<PluginHost>, id: &str) -> Result<(), ApiError> {
+    let host = host.clone();
+    let id = id.to_string();
+    tokio::task::spawn_blocking(move || host.reload(&id))
+        .await
+        .map_err(|e| ApiError::internal(format!("loading: {e}")))
+}
+
 fn view(host: &PluginHost, id: &str) -> Result<PluginView, ApiError> {
     host.get(id)
         .map(|p| PluginView::of(&p))
@@ -224,16 +233,12 @@ impl Command for PluginInstall {
         .await
         .map_err(|e| ApiError::internal(format!("install: {e}")))?;
         installed.map_err(registry_error)?;
-        let reload = host.clone();
-        let rid = id.clone();
-        tokio::task::spawn_blocking(move || reload.reload(&rid))
-            .await
-            .map_err(|e| ApiError::internal(format!("loading: {e}")))?;
+        reload(&host, &id).await?;
         let v = view(&host, &id)?;
         if let Some(e) = &v.error {
             // Installed but unusable (e.g. not a provider component): undo.
             let _ = host.registry().remove(&id);
-            host.reload(&id);
+            reload(&host, &id).await?;
             return Err(ApiError::new(
                 ErrorCode::PluginFailed,
                 format!("{id} was not installed: {e}"),
@@ -345,7 +350,7 @@ impl Command for PluginRemove {
     async fn run(self, cx: Cx) -> Result<Removed, ApiError> {
         let host = host(&cx).await?;
         host.registry().remove(&self.id).map_err(registry_error)?;
-        host.reload(&self.id);
+        reload(&host, &self.id).await?;
         Ok(Removed { removed: self.id })
     }
 
@@ -545,7 +550,7 @@ async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, 
     host.registry()
         .set_grant(&a.id, &g)
         .map_err(registry_error)?;
-    host.reload(&a.id);
+    reload(&host, &a.id).await?;
     view(&host, &a.id)
 }
 

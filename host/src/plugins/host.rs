@@ -18,6 +18,11 @@ const MAX_RESPONSE: u64 = 8 << 20;
 /// What one plugin may use, computed at load and shared by its calls.
 #[derive(Debug, Clone, Default)]
 pub struct Access {
+    /// The plugin's id (its browser session is `plugin-<id>`).
+    pub plugin: Arc<str>,
+    /// The daemon's browser, for plugins granted it (None in tests that
+    /// run the engine alone: browser calls then answer `unsupported`).
+    pub browser: Option<Arc<dyn BrowserBridge>>,
     pub grants: Arc<Effective>,
     /// Its `[plugins.<id>]` settings from config.toml.
     pub settings: Arc<BTreeMap<String, String>>,
@@ -28,11 +33,38 @@ pub struct Access {
 impl Access {
     pub fn new(grants: Effective, settings: BTreeMap<String, String>) -> Access {
         Access {
+            plugin: Arc::from(""),
+            browser: None,
             grants: Arc::new(grants),
             settings: Arc::new(settings),
             cache: Arc::default(),
         }
     }
+
+    /// The same access for plugin `id`, with the daemon's browser.
+    pub fn for_plugin(mut self, id: &str, browser: Option<Arc<dyn BrowserBridge>>) -> Access {
+        self.plugin = Arc::from(id);
+        self.browser = browser;
+        self
+    }
+}
+
+/// What the `browser` import needs from the daemon: pages in the plugin's
+/// own session. Calls block (they run on a plugin worker thread) and end by
+/// `deadline`. Grants are checked before any of these is called.
+pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
+    fn open(&self, plugin: &str, url: &url::Url, deadline: Instant) -> Result<String, WitError>;
+    fn snapshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
+    fn text(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
+    fn extract(
+        &self,
+        plugin: &str,
+        page: &str,
+        selector: &str,
+        deadline: Instant,
+    ) -> Result<Vec<String>, WitError>;
+    fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError>;
+    fn close(&self, plugin: &str, page: &str);
 }
 
 /// A plugin's key/value cache: bounded in entries and bytes, expired
@@ -131,39 +163,54 @@ impl cache::Host for HostState {
 }
 
 impl browser::Host for HostState {
-    fn open(&mut self, _url: String) -> Result<String, WitError> {
-        self.browser_denied()?;
-        Err(WitError::Unsupported(
-            "the browser import is not wired to sessions yet".into(),
-        ))
+    fn open(&mut self, url: String) -> Result<String, WitError> {
+        let bridge = self.bridge()?;
+        let url =
+            url::Url::parse(&url).map_err(|e| WitError::InvalidInput(format!("bad URL: {e}")))?;
+        // The page's own address must be one the plugin may reach.
+        self.check(&url)?;
+        bridge.open(&self.access.plugin, &url, self.deadline)
     }
 
-    fn snapshot(&mut self, _page: String) -> Result<String, WitError> {
-        self.browser_denied()?;
-        Err(WitError::NotFound("no such page".into()))
+    fn snapshot(&mut self, page: String) -> Result<String, WitError> {
+        self.bridge()?
+            .snapshot(&self.access.plugin, &page, self.deadline)
     }
 
-    fn text(&mut self, _page: String) -> Result<String, WitError> {
-        self.browser_denied()?;
-        Err(WitError::NotFound("no such page".into()))
+    fn text(&mut self, page: String) -> Result<String, WitError> {
+        self.bridge()?
+            .text(&self.access.plugin, &page, self.deadline)
     }
 
-    fn screenshot(&mut self, _page: String) -> Result<Vec<u8>, WitError> {
-        self.browser_denied()?;
-        Err(WitError::NotFound("no such page".into()))
+    fn extract(&mut self, page: String, selector: String) -> Result<Vec<String>, WitError> {
+        self.bridge()?
+            .extract(&self.access.plugin, &page, &selector, self.deadline)
     }
 
-    fn close(&mut self, _page: String) {}
+    fn screenshot(&mut self, page: String) -> Result<Vec<u8>, WitError> {
+        self.bridge()?
+            .screenshot(&self.access.plugin, &page, self.deadline)
+    }
+
+    fn close(&mut self, page: String) {
+        if let Ok(bridge) = self.bridge() {
+            bridge.close(&self.access.plugin, &page);
+        }
+    }
 }
 
 impl HostState {
-    fn browser_denied(&self) -> Result<(), WitError> {
+    /// The browser, when granted and available.
+    fn bridge(&self) -> Result<Arc<dyn BrowserBridge>, WitError> {
         if self.access.grants.browser() == BrowserAccess::None {
             return Err(WitError::Denied(
                 "this plugin was not granted the browser".into(),
             ));
         }
-        Ok(())
+        self.access
+            .browser
+            .clone()
+            .ok_or_else(|| WitError::Unsupported("no browser in this host".into()))
     }
 }
 

@@ -613,3 +613,68 @@ fn provider_errors_are_typed_and_not_counted_against_health() {
     let status = d.ok("default", "providers_status", json!({}));
     assert_eq!(status[0]["breaker"], "closed", "{status}");
 }
+
+/// The sandbox guest installed with a manifest asking for `asks`.
+fn install_sandbox_guest(d: &Daemon, capabilities: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("dir");
+    let manifest = format!(
+        "id = \"sandbox-guest\"\nversion = \"0.1.0\"\nkind = \"provider\"\nwit = \"0.1.0\"\n\
+         component = \"sandbox_guest.wasm\"\n[capabilities]\n{capabilities}\n[limits]\ntime_ms = 20000\n"
+    );
+    std::fs::write(dir.path().join("plugin.toml"), manifest).expect("write");
+    std::fs::copy(
+        wasm_path("sandbox_guest"),
+        dir.path().join("sandbox_guest.wasm"),
+    )
+    .expect("copy");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": dir.path(), "grant": true }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    dir
+}
+
+#[test]
+fn a_plugin_granted_the_browser_reads_pages_in_its_own_session() {
+    let d = Daemon::start().expect("daemon");
+    let host = format!("127.0.0.1:{}", web().port());
+    let _dir = install_sandbox_guest(&d, &format!("http = [\"{host}\"]\nbrowser = \"read\""));
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": format!("browse:{}", web().url("index.html")), "source": "all" }),
+    );
+    assert_eq!(out["failures"], json!([]), "{out}");
+    let hit = &out["results"][0];
+    assert_eq!(
+        hit["title"], "Fixture Shop",
+        "the h1, through extract: {out}"
+    );
+    let outline = hit["snippet"].as_str().unwrap_or_default();
+    assert!(outline.starts_with("page \"Fixture Shop"), "{outline}");
+    assert_eq!(hit["extra"]["png"], "true");
+    assert!(
+        hit["extra"]["bad_selector"]
+            .as_str()
+            .unwrap_or("")
+            .contains("InvalidInput"),
+        "{out}"
+    );
+    let sessions = d.ok("default", "sessions", json!({}));
+    assert!(
+        sessions.to_string().contains("plugin-sandbox-guest"),
+        "{sessions}"
+    );
+
+    // open() is held to the plugin's HTTP grant: another host is denied.
+    let other = format!("browse:http://localhost:{}/index.html", web().port());
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": other, "source": "all" }),
+    );
+    assert_eq!(out["failures"][0]["code"], "policy_blocked", "{out}");
+    d.ok("plugin-sandbox-guest", "close", json!({}));
+}

@@ -63,6 +63,24 @@ impl Guest for Sandbox {
             "panic" => panic!("the guest panicked on purpose"),
             "big-output" => Ok((0..20_000).map(|i| item(format!("{i:0>200}"))).collect()),
             "browser" => browser::open("https://example.com/").map(|p| vec![item(p)]),
+            _ if q.starts_with("browse:") => {
+                let page = browser::open(&q["browse:".len()..])?;
+                let outline = browser::snapshot(&page)?;
+                let text = browser::text(&page)?;
+                let headings = browser::extract(&page, "h1")?;
+                let png = browser::screenshot(&page)?;
+                let bad = browser::extract(&page, "[[nope");
+                browser::close(&page);
+                let mut it = item(headings.first().cloned().unwrap_or_default());
+                it.snippet = outline;
+                it.extra = vec![
+                    ("text_len".into(), text.len().to_string()),
+                    ("png".into(), (png.starts_with(b"\x89PNG")).to_string()),
+                    ("bad_selector".into(), format!("{bad:?}")),
+                    ("page".into(), page),
+                ];
+                Ok(vec![it])
+            }
             _ => match q.strip_prefix("fetch:") {
                 Some(url) => {
                     let resp = http::fetch(&http::Request {

@@ -131,7 +131,7 @@ impl PluginHost {
         let info = match &loaded {
             Ok(l) => match self
                 .runtime
-                .describe(l, &installed.manifest.limits, &access)
+                .describe(l, &describe_limits(&installed), &access)
             {
                 Ok(info) => Some(info),
                 Err(e) => {
@@ -179,4 +179,12 @@ impl PluginHost {
             .cloned()
             .collect()
     }
+}
+
+/// `describe` answers at load, before anything else can run: it gets at
+/// most two seconds, so one slow plugin cannot hold up the others.
+fn describe_limits(installed: &Installed) -> manifest::PluginLimits {
+    let mut limits = installed.manifest.limits.clone();
+    limits.time_ms = limits.time_ms.min(2000);
+    limits
 }

@@ -632,6 +632,7 @@ fn from_wit(e: wit::Error) -> Attempt {
         E::NotFound(m) => (FailureCode::Upstream, format!("not found: {m}")),
         E::InvalidInput(m) => (FailureCode::InvalidInput, m),
         E::RateLimited(m) => (FailureCode::RateLimited, m),
+        E::Auth(m) => (FailureCode::Auth, m),
         E::Timeout(m) => (FailureCode::Timeout, m),
         E::Upstream(m) => (network_or_upstream(&m), m),
         E::Unsupported(m) => (FailureCode::NotSupported, format!("not supported: {m}")),

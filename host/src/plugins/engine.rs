@@ -330,6 +330,7 @@ impl Size for wit::Error {
             | E::NotFound(m)
             | E::InvalidInput(m)
             | E::RateLimited(m)
+            | E::Auth(m)
             | E::Timeout(m)
             | E::Upstream(m)
             | E::Unsupported(m)

@@ -83,6 +83,7 @@ pub fn check_status(status: u16, url: &str) -> Result<(), Error> {
     match status {
         200..=299 => Ok(()),
         404 | 410 => Err(Error::NotFound(format!("{url} answered {status}"))),
+        401 | 403 => Err(Error::Auth(format!("{url} answered {status}"))),
         429 => Err(Error::RateLimited(format!(
             "{url} answered 429 Too Many Requests"
         ))),
@@ -103,7 +104,11 @@ mod tests {
         assert!(matches!(check_status(429, "u"), Err(Error::RateLimited(_))));
         assert!(matches!(check_status(503, "u"), Err(Error::Upstream(_))));
         match check_status(403, "u") {
-            Err(Error::Upstream(m)) => assert!(m.contains("403")),
+            Err(Error::Auth(m)) => assert!(m.contains("403")),
+            other => panic!("unexpected {other:?}"),
+        }
+        match check_status(418, "u") {
+            Err(Error::Upstream(m)) => assert!(m.contains("418")),
             other => panic!("unexpected {other:?}"),
         }
     }

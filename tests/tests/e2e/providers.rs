@@ -678,3 +678,58 @@ fn a_plugin_granted_the_browser_reads_pages_in_its_own_session() {
     assert_eq!(out["failures"][0]["code"], "policy_blocked", "{out}");
     d.ok("plugin-sandbox-guest", "close", json!({}));
 }
+
+#[test]
+fn auth_and_rate_limit_answers_cool_the_provider_down() {
+    for (status, code) in [(401, "auth"), (429, "rate_limited")] {
+        let config = format!(
+            "[plugins.social]\nbase_url = \"{}?to=\"\n",
+            web().url(&format!("status/{status}"))
+        );
+        let d = Daemon::start_with_config(&config).expect("daemon");
+        let r = d.cmd(
+            "default",
+            "plugin_install",
+            json!({
+                "path": wasm_path("webrig_provider_social"),
+                "manifest": plugins_root().join("providers/social/plugin.toml"),
+                "grant": true,
+            }),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let out = d.ok(
+            "default",
+            "search",
+            json!({ "query": "#webrig", "source": "social" }),
+        );
+        assert_eq!(out["failures"][0]["code"], code, "{status}: {out}");
+        let status_now = d.ok("default", "providers_status", json!({}));
+        assert_eq!(
+            status_now[0]["breaker"], "cooldown",
+            "{status}: {status_now}"
+        );
+        assert!(
+            status_now[0]["retry_in_ms"].as_u64().unwrap_or(0) > 25_000,
+            "{status_now}"
+        );
+        // Refused at once while cooling down, without calling the service.
+        let again = d.ok(
+            "default",
+            "search",
+            json!({ "query": "#webrig", "source": "social" }),
+        );
+        assert_eq!(again["failures"][0]["code"], "rate_limited", "{again}");
+        assert!(
+            again["failures"][0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("cooling down"),
+            "{again}"
+        );
+        assert_eq!(
+            d.ok("default", "providers_status", json!({}))[0]["calls"],
+            1,
+            "no second call went out"
+        );
+    }
+}

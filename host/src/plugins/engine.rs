@@ -65,6 +65,49 @@ pub enum PluginError {
     Guest(String),
 }
 
+/// WASI's monotonic clock with every wait cut at the call's deadline.
+struct Clamped;
+
+impl wasmtime::component::HasData for Clamped {
+    type Data<'a> = ClampedClock<'a>;
+}
+
+struct ClampedClock<'a> {
+    inner: wasmtime_wasi::clocks::WasiClocksCtxView<'a>,
+    left: Duration,
+}
+
+use wasmtime_wasi::p2::bindings::clocks::monotonic_clock::{
+    Duration as WasiDuration, Host as MonotonicHost, Instant as WasiInstant,
+};
+
+impl MonotonicHost for ClampedClock<'_> {
+    fn now(&mut self) -> wasmtime::Result<WasiInstant> {
+        self.inner.now()
+    }
+
+    fn resolution(&mut self) -> wasmtime::Result<WasiDuration> {
+        self.inner.resolution()
+    }
+
+    fn subscribe_instant(
+        &mut self,
+        when: WasiInstant,
+    ) -> wasmtime::Result<wasmtime::component::Resource<wasmtime_wasi::p2::DynPollable>> {
+        let now = self.inner.now()?;
+        self.subscribe_duration(when.saturating_sub(now))
+    }
+
+    fn subscribe_duration(
+        &mut self,
+        nanos: WasiDuration,
+    ) -> wasmtime::Result<wasmtime::component::Resource<wasmtime_wasi::p2::DynPollable>> {
+        // A little past the deadline, so the epoch check after it fires.
+        let cap = (self.left + TICK * 2).as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.inner.subscribe_duration(nanos.min(cap))
+    }
+}
+
 /// The shared engine and its epoch ticker.
 pub struct Runtime {
     engine: Engine,
@@ -108,6 +151,22 @@ impl Runtime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| PluginError::Load(format!("linking WASI: {e}")))?;
+        // A guest blocked in WASI (a sleep, a poll on a clock) runs no wasm,
+        // so epochs cannot stop it: its clock waits end at the call's
+        // deadline instead, and the next epoch check ends the call.
+        linker.allow_shadowing(true);
+        wasmtime_wasi::p2::bindings::clocks::monotonic_clock::add_to_linker::<CallState, Clamped>(
+            &mut linker,
+            |s| {
+                let left = s.host.time_left();
+                ClampedClock {
+                    inner: wasmtime_wasi::clocks::WasiClocksView::clocks(s),
+                    left,
+                }
+            },
+        )
+        .map_err(|e| PluginError::Load(format!("linking WASI clocks: {e}")))?;
+        linker.allow_shadowing(false);
         ProviderPlugin::add_to_linker::<CallState, HasSelf<HostState>>(&mut linker, |s| {
             &mut s.host
         })

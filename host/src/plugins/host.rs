@@ -124,6 +124,13 @@ impl HostState {
     }
 }
 
+impl HostState {
+    /// Time left before the call's deadline.
+    pub fn time_left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+}
+
 impl config::Host for HostState {
     fn get(&mut self, key: String) -> Option<String> {
         self.access.settings.get(&key).cloned()

@@ -127,6 +127,22 @@ fn loop_forever_ends_at_the_deadline() {
 }
 
 #[test]
+fn a_guest_asleep_in_wasi_ends_at_the_deadline() {
+    let rig = Rig::new();
+    let start = Instant::now();
+    let err = rig
+        .search("sleep-forever", 300, none())
+        .expect_err("deadline");
+    assert!(matches!(err, PluginError::Deadline(300)), "{err}");
+    assert!(
+        start.elapsed() < Duration::from_millis(1000),
+        "{:?}",
+        start.elapsed()
+    );
+    rig.still_serves();
+}
+
+#[test]
 fn memory_bomb_hits_the_memory_limit() {
     let rig = Rig::new();
     let err = rig.search("memory-bomb", 5000, none()).expect_err("limit");

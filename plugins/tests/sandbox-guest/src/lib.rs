@@ -52,6 +52,11 @@ impl Guest for Sandbox {
                     x = std::hint::black_box(x.wrapping_add(1));
                 }
             }
+            // Blocks in WASI (a clock poll), where no wasm runs.
+            "sleep-forever" => {
+                std::thread::sleep(std::time::Duration::from_secs(u64::MAX / 4));
+                Ok(vec![item("woke".into())])
+            }
             "memory-bomb" => {
                 let mut hoard: Vec<Vec<u8>> = Vec::new();
                 loop {

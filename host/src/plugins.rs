@@ -106,12 +106,18 @@ impl PluginHost {
     /// Reloads one plugin after an install, grant or removal.
     pub fn reload(&self, id: &str) {
         let settings = self.settings();
+        // Load (guest code runs) before taking the lock.
+        let fresh = self
+            .registry
+            .get(id)
+            .ok()
+            .map(|installed| Arc::new(self.load(installed, &settings)));
         let mut map = self.plugins.write().unwrap_or_else(|e| e.into_inner());
-        match self.registry.get(id) {
-            Ok(installed) => {
-                map.insert(id.to_string(), Arc::new(self.load(installed, &settings)));
+        match fresh {
+            Some(p) => {
+                map.insert(id.to_string(), p);
             }
-            Err(_) => {
+            None => {
                 map.remove(id);
             }
         }

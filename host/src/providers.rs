@@ -575,7 +575,7 @@ impl Providers {
     ) -> Result<T, Attempt> {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let per = self.semaphore(p.id());
-        let _slot = tokio::time::timeout(left, per.acquire_owned())
+        let slot = tokio::time::timeout(left, per.acquire_owned())
             .await
             .map_err(|_| Attempt {
                 code: FailureCode::Timeout,
@@ -583,7 +583,7 @@ impl Providers {
             })?
             .map_err(|_| internal("closed"))?;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let _all = tokio::time::timeout(left, self.overall.clone().acquire_owned())
+        let all = tokio::time::timeout(left, self.overall.clone().acquire_owned())
             .await
             .map_err(|_| Attempt {
                 code: FailureCode::Timeout,
@@ -606,9 +606,14 @@ impl Providers {
         let host = self.host.clone();
         let plugin = p.clone();
         let id = p.id().to_string();
-        let out = tokio::task::spawn_blocking(move || call(&host, &plugin, &limits))
-            .await
-            .map_err(|e| internal(&format!("the plugin call did not finish: {e}")))?;
+        // The slots go with the call: a command that gives up (deadline,
+        // client gone) does not free them while the plugin still runs.
+        let out = tokio::task::spawn_blocking(move || {
+            let _held = (slot, all);
+            call(&host, &plugin, &limits)
+        })
+        .await
+        .map_err(|e| internal(&format!("the plugin call did not finish: {e}")))?;
         match out {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(from_wit(e)),

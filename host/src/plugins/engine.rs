@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
+use wasmtime::{Config, Engine, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::host::{Access, HostState};
@@ -37,7 +37,57 @@ pub struct CallState {
     pub host: HostState,
     wasi: WasiCtx,
     table: ResourceTable,
-    limits: StoreLimits,
+    limits: Budget,
+}
+
+/// A call's memory budget, counted across every linear memory and table
+/// of the instance (a per-memory cap would let a component with several
+/// memories take a multiple of it). Growing past it traps.
+struct Budget {
+    memory_left: usize,
+    memory_mb: u32,
+}
+
+const TABLE_ELEMENTS: usize = 1 << 20;
+
+impl wasmtime::ResourceLimiter for Budget {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let grow = desired.saturating_sub(current);
+        if grow > self.memory_left {
+            wasmtime::bail!("memory limit of {} MiB reached", self.memory_mb);
+        }
+        self.memory_left -= grow;
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > TABLE_ELEMENTS {
+            wasmtime::bail!("table limit of {TABLE_ELEMENTS} elements reached");
+        }
+        Ok(true)
+    }
+
+    fn instances(&self) -> usize {
+        16
+    }
+
+    fn tables(&self) -> usize {
+        16
+    }
+
+    fn memories(&self) -> usize {
+        4
+    }
 }
 
 impl WasiView for CallState {
@@ -271,13 +321,10 @@ impl Runtime {
             host: HostState::new(access.clone(), deadline),
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(memory)
-                .instances(16)
-                .tables(16)
-                .memories(16)
-                .trap_on_grow_failure(true)
-                .build(),
+            limits: Budget {
+                memory_left: memory,
+                memory_mb: limits.memory_mb,
+            },
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);

@@ -18,6 +18,8 @@ pub struct HostRule {
     host: String,
     wildcard: bool,
     port: Option<u16>,
+    /// From the user's own config (`http_from_config`): may be internal.
+    configured: bool,
 }
 
 impl HostRule {
@@ -28,6 +30,7 @@ impl HostRule {
                 host: String::new(),
                 wildcard: true,
                 port: None,
+                configured: false,
             });
         }
         if raw.is_empty() || raw.contains('/') || raw.contains('@') || raw.contains("://") {
@@ -59,6 +62,7 @@ impl HostRule {
             host,
             wildcard,
             port,
+            configured: false,
         })
     }
 
@@ -77,10 +81,15 @@ impl HostRule {
         name_ok && self.port.is_none_or(|p| p == port)
     }
 
-    /// True when this rule names `host` itself (no wildcard): only such a rule
-    /// lets a plugin reach a loopback or private address.
-    pub fn names_exactly(&self, host: &str) -> bool {
-        !self.wildcard && self.host == host.to_ascii_lowercase()
+    /// True when this rule may open a loopback, private or link-local
+    /// address for `host`: it names an IP literal or `localhost` exactly, or
+    /// it is an endpoint the user configured. A host *name* from a manifest
+    /// never does (its DNS could point anywhere).
+    pub fn opens_internal(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        !self.wildcard
+            && self.host == host
+            && (self.configured || host == "localhost" || host.parse::<IpAddr>().is_ok())
     }
 }
 
@@ -147,7 +156,8 @@ impl Effective {
                 continue;
             };
             let host = host.trim_start_matches('[').trim_end_matches(']');
-            if let Ok(rule) = HostRule::parse(&format!("{host}:{port}")) {
+            if let Ok(mut rule) = HostRule::parse(&format!("{host}:{port}")) {
+                rule.configured = true;
                 e.hosts.push(rule);
             }
         }
@@ -175,7 +185,7 @@ impl Effective {
             || host.parse::<IpAddr>().is_ok_and(is_internal);
         // An internal address needs a rule naming that very host: `*` or
         // `*.example.org` never open one.
-        if internal && !rules.any(|r| r.names_exactly(host)) {
+        if internal && !rules.any(|r| r.opens_internal(host)) {
             return Err(format!(
                 "{host} is a loopback, private or link-local address"
             ));
@@ -253,6 +263,20 @@ mod tests {
         ] {
             assert!(HostRule::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_manifest_host_name_never_opens_an_internal_address() {
+        let asked = caps(&["api.evil.test", "127.0.0.1:8080", "localhost"]);
+        let e = Effective::new(&asked, &Grant::all_of(&asked));
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        let meta: IpAddr = "169.254.169.254".parse().expect("ip");
+        // DNS of a named host pointing inward is refused.
+        assert!(e.check_url(&url("http://api.evil.test/"), &[lo]).is_err());
+        assert!(e.check_url(&url("http://api.evil.test/"), &[meta]).is_err());
+        // An IP literal or localhost named exactly is the user's explicit grant.
+        assert!(e.check_url(&url("http://127.0.0.1:8080/"), &[lo]).is_ok());
+        assert!(e.check_url(&url("http://localhost/"), &[lo]).is_ok());
     }
 
     #[test]

@@ -30,7 +30,10 @@ pub struct Breaker {
     consecutive: u32,
     open_until: Option<Instant>,
     cooldown_until: Option<Instant>,
-    trial_in_flight: bool,
+    /// When the half-open trial call started; a trial whose caller went
+    /// away stops blocking others after `open_for`.
+    trial_started: Option<Instant>,
+    open_for: Duration,
     pub calls: u64,
     pub failed: u64,
     pub last_error: Option<String>,
@@ -53,18 +56,25 @@ impl Breaker {
         let until = match self.state(now) {
             BreakerState::Cooldown => self.cooldown_until,
             BreakerState::Open => self.open_until,
-            BreakerState::HalfOpen if self.trial_in_flight => Some(now + Duration::from_secs(1)),
+            BreakerState::HalfOpen if self.trial_in_flight(now) => {
+                Some(now + Duration::from_secs(1))
+            }
             _ => None,
         }?;
         Some(until.saturating_duration_since(now))
+    }
+
+    fn trial_in_flight(&self, now: Instant) -> bool {
+        self.trial_started
+            .is_some_and(|t| now.saturating_duration_since(t) < self.open_for)
     }
 
     /// Takes permission for one attempt; false when the breaker refuses.
     pub fn admit(&mut self, now: Instant) -> bool {
         match self.state(now) {
             BreakerState::Closed => true,
-            BreakerState::HalfOpen if !self.trial_in_flight => {
-                self.trial_in_flight = true;
+            BreakerState::HalfOpen if !self.trial_in_flight(now) => {
+                self.trial_started = Some(now);
                 true
             }
             _ => false,
@@ -75,7 +85,7 @@ impl Breaker {
         self.calls += 1;
         self.consecutive = 0;
         self.open_until = None;
-        self.trial_in_flight = false;
+        self.trial_started = None;
     }
 
     /// Records a failed attempt. `slow_down`: the provider said rate-limited
@@ -85,7 +95,8 @@ impl Breaker {
         self.failed += 1;
         self.consecutive += 1;
         self.last_error = Some(message);
-        let was_trial = std::mem::take(&mut self.trial_in_flight);
+        self.open_for = policy.open_for;
+        let was_trial = self.trial_started.take().is_some();
         if was_trial || self.consecutive >= policy.failures {
             self.open_until = Some(now + policy.open_for);
         }
@@ -126,6 +137,17 @@ mod tests {
         assert_eq!(b.state(later), BreakerState::HalfOpen);
         assert!(b.admit(later), "one trial");
         assert!(!b.admit(later), "only one");
+        // A trial whose caller vanished stops blocking after open_for.
+        let mut lost = Breaker::default();
+        lost.failure(t0, &P, "x".into(), false);
+        lost.failure(t0, &P, "x".into(), false);
+        lost.failure(t0, &P, "x".into(), false);
+        assert!(lost.admit(later), "trial");
+        assert!(!lost.admit(later + Duration::from_secs(5)));
+        assert!(
+            lost.admit(later + Duration::from_secs(31)),
+            "the lost trial expired"
+        );
         b.failure(later, &P, "x".into(), false);
         assert_eq!(b.state(later), BreakerState::Open, "a failed trial reopens");
         let again = later + Duration::from_secs(31);

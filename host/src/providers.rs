@@ -401,13 +401,9 @@ impl Providers {
             .collect();
         let host = url.host_str().unwrap_or_default();
         let port = url.port_or_known_default().unwrap_or(0);
-        let named = all.iter().find(|p| {
-            p.installed.manifest.capabilities.http.iter().any(|rule| {
-                rule != "*"
-                    && crate::plugins::grants::HostRule::parse(rule)
-                        .is_ok_and(|r| r.allows(host, port))
-            })
-        });
+        // Routed by what each provider was actually granted, so a URL never
+        // goes to a plugin that may not reach its host.
+        let named = all.iter().find(|p| p.access.grants.names_host(host, port));
         let web = || {
             all.iter()
                 .find(|p| p.info.as_ref().is_some_and(|i| i.source == "web"))

@@ -225,6 +225,31 @@ impl Command for PluginInstall {
         }
         let grant = Grant::all_of(&source.manifest.capabilities);
         let id = source.manifest.id.clone();
+        let checker = host.clone();
+        let path = source.component.clone();
+        // Compile and link it before touching what is installed, so a bad
+        // component (or a failed --replace) leaves the old one working.
+        let checked = tokio::task::spawn_blocking(move || -> Result<Result<(), String>, String> {
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if !bytes.starts_with(b"\0asm") {
+                return Ok(Err(format!("{}: not a WebAssembly file", path.display())));
+            }
+            let sha = crate::plugins::registry::sha256_hex(&bytes);
+            Ok(checker
+                .runtime()
+                .load(&bytes, &sha)
+                .map(drop)
+                .map_err(|e| e.to_string()))
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("install: {e}")))?
+        .map_err(ApiError::invalid)?;
+        if let Err(e) = checked {
+            return Err(ApiError::new(
+                ErrorCode::InvalidArgument,
+                format!("{id} was not installed: {e}"),
+            ));
+        }
         let registry = host.registry().clone();
         let replace = self.replace;
         let installed = tokio::task::spawn_blocking(move || {
@@ -236,13 +261,11 @@ impl Command for PluginInstall {
         reload(&host, &id).await?;
         let v = view(&host, &id)?;
         if let Some(e) = &v.error {
-            // Installed but unusable (e.g. not a provider component): undo.
-            let _ = host.registry().remove(&id);
-            reload(&host, &id).await?;
             return Err(ApiError::new(
                 ErrorCode::PluginFailed,
-                format!("{id} was not installed: {e}"),
-            ));
+                format!("{id} was installed but does not load: {e}"),
+            )
+            .with_hint("see webrig plugin info; remove it with webrig plugin remove"));
         }
         Ok(v)
     }

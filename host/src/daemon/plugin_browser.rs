@@ -33,7 +33,8 @@ impl PluginBrowser {
     }
 
     fn session_name(plugin: &str) -> String {
-        format!("plugin-{}", plugin.chars().take(57).collect::<String>())
+        // Plugin ids are at most 56 characters: the name is unique per plugin.
+        format!("plugin-{plugin}")
     }
 
     /// Runs `f` on the daemon's runtime, bounded by `deadline`.
@@ -151,8 +152,7 @@ impl BrowserBridge for PluginBrowser {
         })
     }
 
-    fn close(&self, plugin: &str, page: &str) {
-        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+    fn close(&self, plugin: &str, page: &str, deadline: Instant) {
         let _ = self.block(deadline, async {
             let state = self.state()?;
             let slot = state.session(&Self::session_name(plugin), false)?;

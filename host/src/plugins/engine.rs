@@ -236,8 +236,8 @@ impl Runtime {
                 .map_err(|e| PluginError::Load(format!("epoch thread: {e}")))?;
         }
         if let Some(dir) = &cache_dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| PluginError::Load(format!("{}: {e}", dir.display())))?;
+            crate::config::ensure_private_dir(dir)
+                .map_err(|e| PluginError::Load(format!("{}: {e:#}", dir.display())))?;
         }
         Ok(Runtime {
             engine,
@@ -408,8 +408,10 @@ impl<A: Size, B: Size> Size for (A, B) {
 }
 
 impl<T: Size> Size for Vec<T> {
+    /// Each element costs at least its bookkeeping, so a million empty
+    /// records are not free.
     fn size(&self) -> usize {
-        self.iter().map(Size::size).sum()
+        self.iter().map(|e| e.size() + 32).sum()
     }
 }
 

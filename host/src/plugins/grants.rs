@@ -66,6 +66,11 @@ impl HostRule {
         })
     }
 
+    /// The `*` rule.
+    fn is_any(&self) -> bool {
+        self.wildcard && self.host.is_empty()
+    }
+
     pub fn allows(&self, host: &str, port: u16) -> bool {
         let host = host.to_ascii_lowercase();
         let host = host.trim_end_matches('.');
@@ -191,6 +196,15 @@ impl Effective {
             ));
         }
         Ok(())
+    }
+
+    /// Whether a granted manifest rule other than `*` names `host:port`
+    /// (what routes a `fetch` to a specialised provider; a configured
+    /// endpoint is where the plugin reads from, not what it specialises in).
+    pub fn names_host(&self, host: &str, port: u16) -> bool {
+        self.hosts
+            .iter()
+            .any(|r| !r.configured && !r.is_any() && r.allows(host, port))
     }
 
     pub fn browser(&self) -> BrowserAccess {

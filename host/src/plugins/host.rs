@@ -64,7 +64,7 @@ pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
         deadline: Instant,
     ) -> Result<Vec<String>, WitError>;
     fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError>;
-    fn close(&self, plugin: &str, page: &str);
+    fn close(&self, plugin: &str, page: &str, deadline: Instant);
 }
 
 /// A plugin's key/value cache: bounded in entries and bytes, expired
@@ -201,7 +201,7 @@ impl browser::Host for HostState {
 
     fn close(&mut self, page: String) {
         if let Ok(bridge) = self.bridge() {
-            bridge.close(&self.access.plugin, &page);
+            bridge.close(&self.access.plugin, &page, self.deadline);
         }
     }
 }
@@ -225,7 +225,9 @@ impl http::Host for HostState {
     fn fetch(&mut self, req: http::Request) -> Result<http::Response, WitError> {
         let mut url = url::Url::parse(&req.url)
             .map_err(|e| WitError::InvalidInput(format!("bad URL: {e}")))?;
-        let method = req.method.to_ascii_uppercase();
+        let mut method = req.method.to_ascii_uppercase();
+        let mut req_headers = req.headers.clone();
+        let mut req_body = req.body.clone();
         if !matches!(
             method.as_str(),
             "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD"
@@ -244,6 +246,7 @@ impl http::Host for HostState {
                 .http_status_as_error(false)
                 .max_redirects(0)
                 .user_agent(concat!("webrig/", env!("CARGO_PKG_VERSION")))
+                .proxy(None)
                 .timeout_global(Some(self.remaining()?))
                 .build();
             let agent = ureq::Agent::with_parts(
@@ -254,13 +257,13 @@ impl http::Host for HostState {
             let mut builder = ureq::http::Request::builder()
                 .method(method.as_str())
                 .uri(url.as_str());
-            for (k, v) in &req.headers {
+            for (k, v) in &req_headers {
                 if !k.eq_ignore_ascii_case("host") {
                     builder = builder.header(k, v);
                 }
             }
             let request = builder
-                .body(req.body.clone().unwrap_or_default())
+                .body(req_body.clone().unwrap_or_default())
                 .map_err(|e| WitError::InvalidInput(format!("bad request: {e}")))?;
             let mut resp = agent.run(request).map_err(|e| match e {
                 ureq::Error::Timeout(_) => WitError::Timeout(format!("{url}: {e}")),
@@ -270,9 +273,29 @@ impl http::Host for HostState {
             if (300..400).contains(&status)
                 && let Some(loc) = resp.headers().get("location").and_then(|l| l.to_str().ok())
             {
-                url = url
+                let next = url
                     .join(loc)
                     .map_err(|e| WitError::Upstream(format!("bad redirect: {e}")))?;
+                if url.scheme() == "https" && next.scheme() == "http" {
+                    return Err(WitError::Denied(format!(
+                        "{url} redirected to plain http ({next})"
+                    )));
+                }
+                if next.host_str() != url.host_str()
+                    || next.port_or_known_default() != url.port_or_known_default()
+                {
+                    // Credentials are for the host they were written for.
+                    req_headers.retain(|(k, _)| {
+                        !["authorization", "cookie", "proxy-authorization"]
+                            .iter()
+                            .any(|c| k.eq_ignore_ascii_case(c))
+                    });
+                }
+                if status == 303 || (matches!(status, 301 | 302) && method == "POST") {
+                    method = "GET".into();
+                    req_body = None;
+                }
+                url = next;
                 continue;
             }
             let headers = resp
@@ -348,6 +371,28 @@ impl Drop for DomainSlot {
     }
 }
 
+/// Resolves `host` on a helper thread, giving up after `within` (the
+/// system resolver has no timeout of its own).
+fn resolve(host: &str, port: u16, within: Duration) -> Result<Vec<std::net::SocketAddr>, WitError> {
+    use std::net::ToSocketAddrs;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let name = host.to_string();
+    std::thread::Builder::new()
+        .name("webrig-dns".into())
+        .spawn(move || {
+            let found = (name.as_str(), port)
+                .to_socket_addrs()
+                .map(Iterator::collect::<Vec<_>>);
+            let _ = tx.send(found);
+        })
+        .map_err(|e| WitError::Internal(format!("resolver thread: {e}")))?;
+    match rx.recv_timeout(within) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(WitError::Upstream(format!("cannot resolve {host}: {e}"))),
+        Err(_) => Err(WitError::Timeout(format!("resolving {host} took too long"))),
+    }
+}
+
 /// A resolver that answers with addresses already resolved and checked.
 #[derive(Debug)]
 struct Pinned(Vec<std::net::SocketAddr>);
@@ -384,7 +429,6 @@ impl HostState {
     /// The grant check for one hop; returns the addresses to connect to
     /// (SSRF guard: every address the name resolves to is checked).
     fn check(&self, url: &url::Url) -> Result<Vec<std::net::SocketAddr>, WitError> {
-        use std::net::ToSocketAddrs;
         // Refuse before resolving anything when the host was not granted.
         self.access
             .grants
@@ -396,10 +440,7 @@ impl HostState {
             .trim_start_matches('[')
             .trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<std::net::SocketAddr> = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| WitError::Upstream(format!("cannot resolve {host}: {e}")))?
-            .collect();
+        let addrs = resolve(host, port, self.remaining()?)?;
         let ips: Vec<std::net::IpAddr> = addrs.iter().map(|a| a.ip()).collect();
         self.access
             .grants

@@ -121,13 +121,13 @@ impl Manifest {
             Err(ManifestError::new(file, format!("field `{field}`: {why}")))
         };
         let id_ok = !m.id.is_empty()
-            && m.id.len() <= 64
+            && m.id.len() <= 56
             && m.id
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && !m.id.starts_with('-');
         if !id_ok {
-            return bad("id", "1-64 of a-z 0-9 -, not starting with -");
+            return bad("id", "1-56 of a-z 0-9 -, not starting with -");
         }
         let version_ok = m.version.split('.').count() == 3
             && m.version
@@ -160,6 +160,19 @@ impl Manifest {
             if let Err(why) = super::grants::HostRule::parse(host) {
                 return bad("capabilities.http", &format!("{host:?}: {why}"));
             }
+        }
+        for key in &m.capabilities.http_from_config {
+            let ok = !key.is_empty()
+                && key.len() <= 64
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if !ok {
+                return bad("capabilities.http_from_config", "keys of 1-64 a-z 0-9 _");
+            }
+        }
+        if matches!(m.component.as_str(), "plugin.toml" | "grant.toml") {
+            return bad("component", "plugin.toml and grant.toml are reserved names");
         }
         let l = &m.limits;
         if !(1..=1024).contains(&l.memory_mb) {

@@ -144,7 +144,7 @@ impl Registry {
 
     fn plugin_dir(&self, id: &str) -> Result<PathBuf, RegistryError> {
         let ok = !id.is_empty()
-            && id.len() <= 64
+            && id.len() <= 56
             && id
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
@@ -261,12 +261,23 @@ impl Registry {
         let grant_text = toml::to_string(&grant).map_err(|e| io(&dest, &e))?;
         write(GRANT, grant_text.as_bytes())?;
         let stage = stage.keep();
-        if dest.exists() {
-            let old = self.dir.join(format!(".old-{id}-{}", std::process::id()));
-            std::fs::rename(&dest, &old).map_err(|e| io(&dest, &e))?;
+        let old = self.dir.join(format!(".old-{id}-{}", std::process::id()));
+        let had_old = dest.exists();
+        if had_old && let Err(e) = std::fs::rename(&dest, &old) {
+            let _ = std::fs::remove_dir_all(&stage);
+            return Err(io(&dest, &e));
+        }
+        if let Err(e) = std::fs::rename(&stage, &dest) {
+            // Put the previous version back; drop the staged copy.
+            if had_old {
+                let _ = std::fs::rename(&old, &dest);
+            }
+            let _ = std::fs::remove_dir_all(&stage);
+            return Err(io(&dest, &e));
+        }
+        if had_old {
             let _ = std::fs::remove_dir_all(&old);
         }
-        std::fs::rename(&stage, &dest).map_err(|e| io(&dest, &e))?;
         self.get(&id)
     }
 

@@ -733,3 +733,27 @@ fn auth_and_rate_limit_answers_cool_the_provider_down() {
         );
     }
 }
+
+#[test]
+fn a_failed_replace_keeps_the_installed_plugin_working() {
+    let d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::copy(hello_manifest(), dir.path().join("plugin.toml")).expect("copy");
+    // A core module, not a component: it does not link.
+    std::fs::write(dir.path().join("hello_provider.wasm"), b"\0asm\x01\0\0\0").expect("write");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": dir.path(), "grant": true, "replace": true }),
+    );
+    assert_eq!(r["error"]["code"], "invalid_argument", "{r}");
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "still", "source": "all" }),
+    );
+    assert_eq!(found["results"][0]["title"], "Hello, still #1", "{found}");
+    let verify = d.ok("default", "plugin_verify", json!({}));
+    assert_eq!(verify[0]["ok"], true, "{verify}");
+}

@@ -229,6 +229,18 @@ pub fn main() -> ExitCode {
     render(&globals, entry, &raw, &response)
 }
 
+/// Text for a terminal: page titles, page text and plugin answers are
+/// untrusted, so control characters (escape sequences that could rewrite
+/// the screen or the window title) are dropped; newlines and tabs stay.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if text.chars().any(bad) {
+        text.chars().filter(|c| !bad(*c)).collect::<String>().into()
+    } else {
+        text.into()
+    }
+}
+
 fn render(globals: &Globals, entry: &Entry, raw: &str, response: &Response) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     if globals.json {
@@ -241,16 +253,16 @@ fn render(globals: &Globals, entry: &Entry, raw: &str, response: &Response) -> E
                     .human(result)
                     .unwrap_or_else(|| serde_json::to_string_pretty(result).unwrap_or_default());
                 if !text.is_empty() {
-                    let _ = writeln!(stdout, "{text}");
+                    let _ = writeln!(stdout, "{}", printable(&text));
                 }
             }
             ExitCode::SUCCESS
         }
         (_, Some(error)) => {
             if !globals.json {
-                eprintln!("error: {}", error.message());
+                eprintln!("error: {}", printable(error.message()));
                 if let Some(hint) = error.hint() {
-                    eprintln!("hint: {hint}");
+                    eprintln!("hint: {}", printable(hint));
                 }
             }
             ExitCode::from(error.code().exit_code())
@@ -306,6 +318,18 @@ fn serve(globals: &Globals, watch_pid: Option<u32>) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        assert_eq!(
+            printable("a\u{1b}]0;pwned\u{7}b\nc\td\u{9b}2J"),
+            "a]0;pwnedb\nc\td2J"
+        );
+        assert!(matches!(
+            printable("plain\ntext"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn clap_tree_is_valid() {

@@ -96,6 +96,13 @@ impl BrowserBridge for PluginBrowser {
         })
     }
 
+    fn url(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError> {
+        self.block(deadline, async {
+            let tab = self.tab(plugin, page).await?;
+            Ok(nav::current(&tab).await?.url)
+        })
+    }
+
     fn snapshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError> {
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;

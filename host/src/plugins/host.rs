@@ -54,6 +54,8 @@ impl Access {
 /// `deadline`. Grants are checked before any of these is called.
 pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
     fn open(&self, plugin: &str, url: &url::Url, deadline: Instant) -> Result<String, WitError>;
+    /// The page's current URL (it may have navigated since `open`).
+    fn url(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
     fn snapshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
     fn text(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
     fn extract(
@@ -180,23 +182,23 @@ impl browser::Host for HostState {
     }
 
     fn snapshot(&mut self, page: String) -> Result<String, WitError> {
-        self.bridge()?
-            .snapshot(&self.access.plugin, &page, self.deadline)
+        let bridge = self.page(&page)?;
+        bridge.snapshot(&self.access.plugin, &page, self.deadline)
     }
 
     fn text(&mut self, page: String) -> Result<String, WitError> {
-        self.bridge()?
-            .text(&self.access.plugin, &page, self.deadline)
+        let bridge = self.page(&page)?;
+        bridge.text(&self.access.plugin, &page, self.deadline)
     }
 
     fn extract(&mut self, page: String, selector: String) -> Result<Vec<String>, WitError> {
-        self.bridge()?
-            .extract(&self.access.plugin, &page, &selector, self.deadline)
+        let bridge = self.page(&page)?;
+        bridge.extract(&self.access.plugin, &page, &selector, self.deadline)
     }
 
     fn screenshot(&mut self, page: String) -> Result<Vec<u8>, WitError> {
-        self.bridge()?
-            .screenshot(&self.access.plugin, &page, self.deadline)
+        let bridge = self.page(&page)?;
+        bridge.screenshot(&self.access.plugin, &page, self.deadline)
     }
 
     fn close(&mut self, page: String) {
@@ -207,6 +209,20 @@ impl browser::Host for HostState {
 }
 
 impl HostState {
+    /// The browser, for reading `page`: where the page is now must still be
+    /// a host the plugin may reach (a page can navigate itself elsewhere).
+    fn page(&self, page: &str) -> Result<Arc<dyn BrowserBridge>, WitError> {
+        let bridge = self.bridge()?;
+        let now = bridge.url(&self.access.plugin, page, self.deadline)?;
+        let url = url::Url::parse(&now)
+            .map_err(|_| WitError::Denied(format!("the page is at {now:?} now")))?;
+        self.check(&url).map_err(|e| match e {
+            WitError::Denied(m) => WitError::Denied(format!("the page navigated away: {m}")),
+            other => other,
+        })?;
+        Ok(bridge)
+    }
+
     /// The browser, when granted and available.
     fn bridge(&self) -> Result<Arc<dyn BrowserBridge>, WitError> {
         if self.access.grants.browser() == BrowserAccess::None {

@@ -676,6 +676,22 @@ fn a_plugin_granted_the_browser_reads_pages_in_its_own_session() {
         json!({ "query": other, "source": "all" }),
     );
     assert_eq!(out["failures"][0]["code"], "policy_blocked", "{out}");
+    // A granted page that redirects elsewhere cannot be read there.
+    let away = format!(
+        "browse:{}",
+        web().url(&format!(
+            "redirect?to=http://localhost:{}/index.html",
+            web().port()
+        ))
+    );
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": away, "source": "all" }),
+    );
+    assert_eq!(out["failures"][0]["code"], "policy_blocked", "{out}");
+    let msg = out["failures"][0]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("navigated away"), "{msg}");
     d.ok("plugin-sandbox-guest", "close", json!({}));
 }
 

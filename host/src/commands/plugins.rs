@@ -556,7 +556,10 @@ async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, 
             }
             g.browser = b;
         }
-        g.cache |= a.cache && asked.cache;
+        if a.cache && !asked.cache {
+            return Err(ApiError::invalid(format!("{} does not ask for the cache", a.id)));
+        }
+        g.cache |= a.cache;
     } else {
         if a.all {
             g = Grant::default();

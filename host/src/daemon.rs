@@ -86,6 +86,10 @@ impl Drop for Entered {
     }
 }
 
+/// The prefix of the sessions plugins' pages live in; users cannot create
+/// one (a plugin could read it), only use or close one that exists.
+pub const PLUGIN_SESSION: &str = "plugin-";
+
 /// Daemon-wide state shared by every request.
 pub struct State {
     home: Home,
@@ -210,6 +214,24 @@ impl State {
 
     /// The named session; created when `create` and absent.
     pub fn session(&self, name: &str, create: bool) -> Result<Arc<Slot>, ApiError> {
+        if create
+            && name.starts_with(PLUGIN_SESSION)
+            && !self.sessions().iter().any(|(n, _)| n == name)
+        {
+            return Err(ApiError::invalid(format!(
+                "session names starting with {PLUGIN_SESSION:?} belong to plugins"
+            ))
+            .with_hint("pick another --session name"));
+        }
+        self.session_inner(name, create)
+    }
+
+    /// A plugin's own browser session (`plugin-<id>`), created on demand.
+    pub fn plugin_session(&self, name: &str) -> Result<Arc<Slot>, ApiError> {
+        self.session_inner(name, true)
+    }
+
+    fn session_inner(&self, name: &str, create: bool) -> Result<Arc<Slot>, ApiError> {
         let mut sessions = self.lock_sessions();
         if let Some(s) = sessions.get(name) {
             return Ok(s.clone());

@@ -557,7 +557,10 @@ async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, 
             g.browser = b;
         }
         if a.cache && !asked.cache {
-            return Err(ApiError::invalid(format!("{} does not ask for the cache", a.id)));
+            return Err(ApiError::invalid(format!(
+                "{} does not ask for the cache",
+                a.id
+            )));
         }
         g.cache |= a.cache;
     } else {

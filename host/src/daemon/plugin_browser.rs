@@ -34,7 +34,7 @@ impl PluginBrowser {
 
     fn session_name(plugin: &str) -> String {
         // Plugin ids are at most 56 characters: the name is unique per plugin.
-        format!("plugin-{plugin}")
+        format!("{}{plugin}", super::PLUGIN_SESSION)
     }
 
     /// Runs `f` on the daemon's runtime, bounded by `deadline`.
@@ -85,7 +85,7 @@ impl BrowserBridge for PluginBrowser {
     fn open(&self, plugin: &str, url: &url::Url, deadline: Instant) -> Result<String, WitError> {
         self.block(deadline, async {
             let state = self.state()?;
-            let slot = state.session(&Self::session_name(plugin), true)?;
+            let slot = state.plugin_session(&Self::session_name(plugin))?;
             let tab = slot.state().lock().await.new_tab().await?;
             let until = tokio::time::Instant::from_std(deadline);
             if let Err(e) = nav::goto(&tab, url, Default::default(), until).await {

@@ -125,6 +125,7 @@ impl wasmtime::component::HasData for Clamped {
 struct ClampedClock<'a> {
     inner: wasmtime_wasi::clocks::WasiClocksCtxView<'a>,
     left: Duration,
+    cut_short: Arc<AtomicBool>,
 }
 
 use wasmtime_wasi::p2::bindings::clocks::monotonic_clock::{
@@ -154,6 +155,9 @@ impl MonotonicHost for ClampedClock<'_> {
     ) -> wasmtime::Result<wasmtime::component::Resource<wasmtime_wasi::p2::DynPollable>> {
         // A little past the deadline, so the epoch check after it fires.
         let cap = (self.left + TICK * 2).as_nanos().min(u128::from(u64::MAX)) as u64;
+        if nanos > cap {
+            self.cut_short.store(true, Ordering::Relaxed);
+        }
         self.inner.subscribe_duration(nanos.min(cap))
     }
 }
@@ -209,9 +213,11 @@ impl Runtime {
             &mut linker,
             |s| {
                 let left = s.host.time_left();
+                let cut_short = s.host.cut_short.clone();
                 ClampedClock {
                     inner: wasmtime_wasi::clocks::WasiClocksView::clocks(s),
                     left,
+                    cut_short,
                 }
             },
         )
@@ -328,13 +334,27 @@ impl Runtime {
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
-        let ticks = (u64::from(limits.time_ms) / TICK.as_millis() as u64).max(1);
+        // The deadline is wall-clock: each tick the callback compares the
+        // clock, so a ticker slowed by a busy machine cannot stretch it.
+        // The first check comes at half the time, then one every tick.
+        let ticks = (u64::from(limits.time_ms) / TICK.as_millis() as u64 / 2).max(1);
         store.set_epoch_deadline(ticks);
-        store.epoch_deadline_trap();
+        store.epoch_deadline_callback(move |_| {
+            if std::time::Instant::now() >= deadline {
+                Ok(wasmtime::UpdateDeadline::Interrupt)
+            } else {
+                Ok(wasmtime::UpdateDeadline::Continue(1))
+            }
+        });
         let run = loaded
             .pre
             .instantiate(&mut store)
             .and_then(|plugin| f(&plugin, &mut store));
+        if run.is_ok() && store.data().host.cut_short.load(Ordering::Relaxed) {
+            // It waited past its deadline (the wait was cut): whatever it
+            // answered after that is late.
+            return Err(PluginError::Deadline(limits.time_ms));
+        }
         run.map_err(|e| classify(e, limits))
     }
 }

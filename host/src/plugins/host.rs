@@ -113,6 +113,9 @@ pub struct HostState {
     access: Access,
     /// When the call must end; outbound requests get at most what is left.
     deadline: Instant,
+    /// Set when a WASI wait was cut at the deadline: the call ran out of
+    /// time even if the epoch ticker (a thread) had not caught up yet.
+    pub cut_short: Arc<std::sync::atomic::AtomicBool>,
     pub logs: Vec<(String, String)>,
 }
 
@@ -121,6 +124,7 @@ impl HostState {
         HostState {
             access,
             deadline,
+            cut_short: Arc::default(),
             logs: Vec::new(),
         }
     }

@@ -692,6 +692,14 @@ fn a_plugin_granted_the_browser_reads_pages_in_its_own_session() {
     assert_eq!(out["failures"][0]["code"], "policy_blocked", "{out}");
     let msg = out["failures"][0]["message"].as_str().unwrap_or_default();
     assert!(msg.contains("navigated away"), "{msg}");
+    // Users cannot create a plugin's session (its plugin could read it),
+    // but can close one.
+    d.err(
+        "plugin-other",
+        "goto",
+        json!({ "url": web().url("index.html") }),
+        "invalid_argument",
+    );
     d.ok("plugin-sandbox-guest", "close", json!({}));
 }
 

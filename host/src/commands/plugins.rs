@@ -153,6 +153,12 @@ pub struct PluginInstall {
     #[arg(long)]
     #[serde(default)]
     pub replace: bool,
+    /// The capabilities the user approved (the CLI sets it after the
+    /// prompt): nothing is installed if the manifest asks for anything else
+    /// by the time the daemon reads it.
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<Capabilities>,
 }
 
 impl Command for PluginInstall {
@@ -195,6 +201,9 @@ impl Command for PluginInstall {
         let mut answer = String::new();
         let _ = std::io::stdin().lock().read_line(&mut answer);
         self.grant = matches!(answer.trim(), "y" | "Y" | "yes" | "YES");
+        if self.grant {
+            self.approved = Some(source.manifest.capabilities.clone());
+        }
         Ok(())
     }
 
@@ -202,6 +211,17 @@ impl Command for PluginInstall {
         let host = host(&cx).await?;
         let source =
             Source::resolve(&self.path, self.manifest.as_deref()).map_err(registry_error)?;
+        if let Some(approved) = &self.approved
+            && approved != &source.manifest.capabilities
+        {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} changed what it asks for after you approved it; nothing was installed",
+                    source.manifest.id
+                ),
+            ));
+        }
         let asks = describe_asks(&source.manifest.capabilities);
         if !asks.is_empty() && !self.grant {
             return Err(ApiError::new(

@@ -781,3 +781,37 @@ fn a_failed_replace_keeps_the_installed_plugin_working() {
     let verify = d.ok("default", "plugin_verify", json!({}));
     assert_eq!(verify[0]["ok"], true, "{verify}");
 }
+
+#[test]
+fn an_install_whose_manifest_changed_after_approval_is_refused() {
+    let d = Daemon::start().expect("daemon");
+    // What the prompt showed: only example.com.
+    let approved = json!({ "http": ["example.com"], "http_from_config": [], "browser": "none", "cache": false });
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path("hello_provider"),
+            "manifest": hello_manifest(),
+            "grant": true,
+            "approved": approved,
+        }),
+    );
+    assert_eq!(r["error"]["code"], "forbidden", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("after you approved it"),
+        "{r}"
+    );
+    assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+    // The same request with what the manifest really asks installs.
+    let exact = json!({ "http": ["127.0.0.1:18555", "example.com"], "http_from_config": [], "browser": "none", "cache": false });
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "grant": true, "approved": exact }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+}

@@ -214,27 +214,24 @@ impl State {
 
     /// The named session; created when `create` and absent.
     pub fn session(&self, name: &str, create: bool) -> Result<Arc<Slot>, ApiError> {
-        if create
-            && name.starts_with(PLUGIN_SESSION)
-            && !self.sessions().iter().any(|(n, _)| n == name)
-        {
-            return Err(ApiError::invalid(format!(
-                "session names starting with {PLUGIN_SESSION:?} belong to plugins"
-            ))
-            .with_hint("pick another --session name"));
-        }
-        self.session_inner(name, create)
+        self.session_inner(name, create, false)
     }
 
     /// A plugin's own browser session (`plugin-<id>`), created on demand.
     pub fn plugin_session(&self, name: &str) -> Result<Arc<Slot>, ApiError> {
-        self.session_inner(name, true)
+        self.session_inner(name, true, true)
     }
 
-    fn session_inner(&self, name: &str, create: bool) -> Result<Arc<Slot>, ApiError> {
+    fn session_inner(&self, name: &str, create: bool, plugin: bool) -> Result<Arc<Slot>, ApiError> {
         let mut sessions = self.lock_sessions();
         if let Some(s) = sessions.get(name) {
             return Ok(s.clone());
+        }
+        if create && !plugin && name.starts_with(PLUGIN_SESSION) {
+            return Err(ApiError::invalid(format!(
+                "session names starting with {PLUGIN_SESSION:?} belong to plugins"
+            ))
+            .with_hint("pick another --session name"));
         }
         if !create {
             return Err(ApiError::not_found(format!("no session {name:?}"))

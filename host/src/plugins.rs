@@ -41,6 +41,20 @@ impl Plugin {
     pub fn ready(&self) -> Result<&Loaded, String> {
         self.loaded.as_ref().map_err(Clone::clone)
     }
+
+    /// Its source (`web`, `community`, …), as `describe` said; "" if unknown.
+    pub fn source(&self) -> &str {
+        self.info.as_ref().map_or("", |i| i.source.as_str())
+    }
+
+    /// The operations `describe` listed (none when it did not load).
+    pub fn operations(&self) -> &[String] {
+        self.info.as_ref().map_or(&[], |i| i.operations.as_slice())
+    }
+
+    pub fn does(&self, operation: &str) -> bool {
+        self.operations().iter().any(|o| o == operation)
+    }
 }
 
 /// The daemon's plugins: the registry on disk, the engine, and every

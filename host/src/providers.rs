@@ -17,8 +17,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use crate::plugins::engine::{PluginError, wit};
+use crate::plugins::engine::{Loaded, PluginError, Runtime, wit};
+use crate::plugins::host::Access;
+use crate::plugins::manifest::PluginLimits;
 use crate::plugins::{Plugin, PluginHost};
+
+/// What one plugin call gives back: the sandbox's verdict, then the
+/// provider's own answer.
+type CallResult<T> = Result<Result<T, wit::Error>, PluginError>;
 use breaker::{Breaker, BreakerState, Policy};
 
 /// Why one provider did not answer (the runtime's closed set).
@@ -174,6 +180,16 @@ struct Attempt {
     message: String,
 }
 
+impl Attempt {
+    fn of(self, provider: &str) -> Failure {
+        Failure {
+            provider: provider.to_string(),
+            code: self.code,
+            message: self.message,
+        }
+    }
+}
+
 impl Providers {
     pub fn new(host: Arc<PluginHost>, settings: Settings) -> Providers {
         Providers {
@@ -207,12 +223,8 @@ impl Providers {
                 Status {
                     id: p.id().to_string(),
                     version: p.installed.manifest.version.clone(),
-                    source: p.info.as_ref().map(|i| i.source.clone()),
-                    operations: p
-                        .info
-                        .as_ref()
-                        .map(|i| i.operations.clone())
-                        .unwrap_or_default(),
+                    source: p.info.as_ref().map(|_| p.source().to_string()),
+                    operations: p.operations().to_vec(),
                     ready: p.loaded.is_ok() && p.info.is_some(),
                     error: p.loaded.as_ref().err().cloned().or_else(|| {
                         p.info
@@ -244,18 +256,8 @@ impl Providers {
             .host
             .all()
             .into_iter()
-            .filter(|p| {
-                p.info
-                    .as_ref()
-                    .is_some_and(|i| i.operations.iter().any(|o| o == "search"))
-            })
+            .filter(|p| p.does("search"))
             .collect();
-        let src = |p: &Plugin| {
-            p.info
-                .as_ref()
-                .map_or("", |i| i.source.as_str())
-                .to_string()
-        };
         let wanted: Vec<String> = match source {
             "all" => return Ok(searchable),
             "auto" => {
@@ -278,7 +280,7 @@ impl Providers {
         };
         let picked: Vec<Arc<Plugin>> = searchable
             .iter()
-            .filter(|p| wanted.contains(&src(p)))
+            .filter(|p| wanted.iter().any(|w| w == p.source()))
             .cloned()
             .collect();
         if picked.is_empty() && source == "auto" {
@@ -313,14 +315,7 @@ impl Providers {
                         &p,
                         self.settings.search_timeout,
                         deadline,
-                        move |host, p, limits| {
-                            host.runtime().search(
-                                p.ready().map_err(PluginError::Load)?,
-                                limits,
-                                &p.access,
-                                &req,
-                            )
-                        },
+                        move |rt, loaded, limits, access| rt.search(loaded, limits, access, &req),
                     )
                     .await;
                 (p, out, t.elapsed())
@@ -339,11 +334,7 @@ impl Providers {
                 .insert(p.id().to_string(), took.as_millis() as u64);
             match out {
                 Ok(items) => {
-                    let source = p
-                        .info
-                        .as_ref()
-                        .map(|i| i.source.clone())
-                        .unwrap_or_default();
+                    let source = p.source().to_string();
                     lists.push(
                         items
                             .into_iter()
@@ -359,11 +350,7 @@ impl Providers {
                             .collect::<Vec<_>>(),
                     );
                 }
-                Err(a) => failures.push(Failure {
-                    provider: p.id().to_string(),
-                    code: a.code,
-                    message: a.message,
-                }),
+                Err(a) => failures.push(a.of(p.id())),
             }
         }
         let results = interleave(lists, limit as usize);
@@ -378,17 +365,12 @@ impl Providers {
     /// The provider that should read `url`: `provider` when given; else one
     /// that names the URL's host in its manifest; else a `web` provider.
     pub fn fetcher(&self, url: &url::Url, provider: Option<&str>) -> Result<Arc<Plugin>, String> {
-        let can_fetch = |p: &Plugin| {
-            p.info
-                .as_ref()
-                .is_some_and(|i| i.operations.iter().any(|o| o == "fetch"))
-        };
         if let Some(id) = provider {
             let p = self
                 .host
                 .get(id)
                 .ok_or_else(|| format!("no provider {id:?} is installed"))?;
-            if !can_fetch(&p) {
+            if !p.does("fetch") {
                 return Err(format!("provider {id:?} does not fetch"));
             }
             return Ok(p);
@@ -397,17 +379,14 @@ impl Providers {
             .host
             .all()
             .into_iter()
-            .filter(|p| can_fetch(p))
+            .filter(|p| p.does("fetch"))
             .collect();
         let host = url.host_str().unwrap_or_default();
         let port = url.port_or_known_default().unwrap_or(0);
         // Routed by what each provider was actually granted, so a URL never
         // goes to a plugin that may not reach its host.
         let named = all.iter().find(|p| p.access.grants.names_host(host, port));
-        let web = || {
-            all.iter()
-                .find(|p| p.info.as_ref().is_some_and(|i| i.source == "web"))
-        };
+        let web = || all.iter().find(|p| p.source() == "web");
         named
             .or_else(web)
             .or(all.first())
@@ -435,14 +414,7 @@ impl Providers {
                 &p,
                 self.settings.fetch_timeout,
                 deadline,
-                move |host, p, limits| {
-                    host.runtime().fetch(
-                        p.ready().map_err(PluginError::Load)?,
-                        limits,
-                        &p.access,
-                        &req,
-                    )
-                },
+                move |rt, loaded, limits, access| rt.fetch(loaded, limits, access, &req),
             )
             .await;
         Ok(match out {
@@ -455,11 +427,7 @@ impl Providers {
                 metadata: d.metadata.into_iter().collect(),
                 elapsed_ms: started.elapsed().as_millis() as u64,
             }),
-            Err(a) => Err(Failure {
-                provider: p.id().to_string(),
-                code: a.code,
-                message: a.message,
-            }),
+            Err(a) => Err(a.of(p.id())),
         })
     }
 
@@ -479,11 +447,7 @@ impl Providers {
         p: &Arc<Plugin>,
         timeout: Duration,
         deadline: tokio::time::Instant,
-        call: impl Fn(
-            &PluginHost,
-            &Plugin,
-            &crate::plugins::manifest::PluginLimits,
-        ) -> Result<Result<T, wit::Error>, PluginError>
+        call: impl Fn(&Runtime, &Loaded, &PluginLimits, &Access) -> CallResult<T>
         + Send
         + Sync
         + Clone
@@ -561,13 +525,7 @@ impl Providers {
         p: &Arc<Plugin>,
         timeout: Duration,
         deadline: tokio::time::Instant,
-        call: impl FnOnce(
-            &PluginHost,
-            &Plugin,
-            &crate::plugins::manifest::PluginLimits,
-        ) -> Result<Result<T, wit::Error>, PluginError>
-        + Send
-        + 'static,
+        call: impl FnOnce(&Runtime, &Loaded, &PluginLimits, &Access) -> CallResult<T> + Send + 'static,
     ) -> Result<T, Attempt> {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let per = self.semaphore(p.id());
@@ -587,7 +545,7 @@ impl Providers {
             })?
             .map_err(|_| internal("closed"))?;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let mut limits = p.installed.manifest.limits.clone();
+        let mut limits: PluginLimits = p.installed.manifest.limits.clone();
         let budget = timeout
             .min(left)
             .as_millis()
@@ -606,7 +564,8 @@ impl Providers {
         // client gone) does not free them while the plugin still runs.
         let out = tokio::task::spawn_blocking(move || {
             let _held = (slot, all);
-            call(&host, &plugin, &limits)
+            let loaded = plugin.ready().map_err(PluginError::Load)?;
+            call(host.runtime(), loaded, &limits, &plugin.access)
         })
         .await
         .map_err(|e| internal(&format!("the plugin call did not finish: {e}")))?;

@@ -84,13 +84,9 @@ impl Rig {
     }
 }
 
-/// The first-party providers: folder under plugins/providers, component.
-pub const FIRST_PARTY: [(&str, &str); 4] = [
-    ("web", "webrig_provider_web"),
-    ("community", "webrig_provider_community"),
-    ("shopping", "webrig_provider_shopping"),
-    ("social", "webrig_provider_social"),
-];
+/// The first-party providers: folders under plugins/providers, each
+/// building `webrig_provider_<name>.wasm`.
+const FIRST_PARTY: [&str; 4] = ["web", "community", "shopping", "social"];
 
 impl Rig {
     /// Points the first-party providers at the fixture web (config.toml in
@@ -107,10 +103,10 @@ impl Rig {
         std::fs::create_dir_all(&self.home).map_err(|e| e.to_string())?;
         std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())?;
         let plugins = super::setup::root().join("plugins");
-        for (dir, wasm) in FIRST_PARTY {
+        for dir in FIRST_PARTY {
             let wasm = plugins
                 .join("target/wasm32-wasip2/release")
-                .join(format!("{wasm}.wasm"));
+                .join(format!("webrig_provider_{dir}.wasm"));
             let manifest = plugins.join("providers").join(dir).join("plugin.toml");
             self.run_ok(&[
                 "plugin",

@@ -27,9 +27,19 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
 }
 
 pub fn cargo_env(args: &[&str], env: &[(&str, &OsStr)]) -> Result<(), String> {
+    cargo_in(&root(), args, env)
+}
+
+/// Runs cargo in `dir` (the workspace root, or the plugins workspace).
+fn cargo_in(dir: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(args).current_dir(root());
+    cmd.args(args).current_dir(dir);
+    if dir != root() {
+        // The plugins workspace keeps its own target dir (plugins/target),
+        // where the tests and the install steps look for components.
+        cmd.env_remove("CARGO_TARGET_DIR");
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -150,31 +160,19 @@ pub fn ensure_wasm_target() -> Result<(), String> {
 pub fn build_plugins() -> Result<(), String> {
     ensure_wasm_target()?;
     step("building plugins for wasm32-wasip2");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--release", "--target", "wasm32-wasip2"])
-        .current_dir(root().join("plugins"))
-        .status()
-        .map_err(|e| format!("running cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("building plugins failed ({status})"))
-    }
+    cargo_in(
+        &root().join("plugins"),
+        &["build", "--release", "--target", "wasm32-wasip2"],
+        &[],
+    )
 }
 
 /// Runs the plugins' own unit tests (parsers, SDK) natively.
 pub fn test_plugins() -> Result<(), String> {
     step("testing the plugins' parsers natively");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["test", "--workspace", "--exclude", "sandbox-guest"])
-        .current_dir(root().join("plugins"))
-        .status()
-        .map_err(|e| format!("running cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("plugin tests failed ({status})"))
-    }
+    cargo_in(
+        &root().join("plugins"),
+        &["test", "--workspace", "--exclude", "sandbox-guest"],
+        &[],
+    )
 }

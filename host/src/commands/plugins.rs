@@ -49,12 +49,8 @@ impl PluginView {
             granted: p.installed.grant.clone(),
             ready: p.loaded.is_ok(),
             error: p.loaded.as_ref().err().cloned(),
-            source: p.info.as_ref().map(|i| i.source.clone()),
-            operations: p
-                .info
-                .as_ref()
-                .map(|i| i.operations.clone())
-                .unwrap_or_default(),
+            source: p.info.as_ref().map(|_| p.source().to_string()),
+            operations: p.operations().to_vec(),
         }
     }
 

@@ -57,21 +57,21 @@ impl Command for Search {
                 "--limit must be 1..={MAX_LIMIT}"
             )));
         }
-        let providers = cx.state().providers().await?;
-        let selected = providers
-            .select(&self.source, query)
+        let out = cx
+            .state()
+            .providers()
+            .await?
+            .search(query, &self.source, self.limit, cx.deadline())
+            .await
             .map_err(ApiError::invalid)?;
-        if selected.is_empty() {
+        if out.meta.providers.is_empty() {
             return Err(ApiError::not_found(format!(
                 "no installed provider that is ready serves source {:?}",
                 self.source
             ))
             .with_hint("see webrig providers; install one with webrig plugin install"));
         }
-        providers
-            .search(query, &self.source, self.limit, cx.deadline())
-            .await
-            .map_err(ApiError::invalid)
+        Ok(out)
     }
 
     fn human(out: &SearchOutcome) -> String {

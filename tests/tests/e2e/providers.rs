@@ -338,12 +338,9 @@ fn bad_search_and_fetch_input_is_refused_up_front() {
     );
 }
 
-const FIRST_PARTY: [(&str, &str); 4] = [
-    ("web", "webrig_provider_web"),
-    ("community", "webrig_provider_community"),
-    ("shopping", "webrig_provider_shopping"),
-    ("social", "webrig_provider_social"),
-];
+/// The first-party providers (folders under plugins/providers; each builds
+/// `webrig_provider_<name>.wasm`).
+const FIRST_PARTY: [&str; 4] = ["web", "community", "shopping", "social"];
 
 /// config.toml pointing the first-party providers at the fixture web;
 /// `dead` names providers whose endpoints point at a closed port.
@@ -374,19 +371,24 @@ fn provider_config(dead: &[&str]) -> String {
 /// install them (plugin install --grant).
 fn with_providers(dead: &[&str]) -> Daemon {
     let d = Daemon::start_with_config(&provider_config(dead)).expect("daemon");
-    for (dir, wasm) in FIRST_PARTY {
-        let r = d.cmd(
-            "default",
-            "plugin_install",
-            json!({
-                "path": wasm_path(wasm),
-                "manifest": plugins_root().join("providers").join(dir).join("plugin.toml"),
-                "grant": true,
-            }),
-        );
-        assert_eq!(r["ok"], true, "{dir}: {r}");
+    for dir in FIRST_PARTY {
+        install_first_party(&d, dir);
     }
     d
+}
+
+/// Installs first-party provider `dir` with `--grant`; it must succeed.
+fn install_first_party(d: &Daemon, dir: &str) {
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path(&format!("webrig_provider_{dir}")),
+            "manifest": plugins_root().join("providers").join(dir).join("plugin.toml"),
+            "grant": true,
+        }),
+    );
+    assert_eq!(r["ok"], true, "{dir}: {r}");
 }
 
 fn by_provider<'a>(out: &'a Value, id: &str) -> Vec<&'a Value> {
@@ -586,16 +588,7 @@ fn a_dead_provider_fails_alone_then_its_circuit_opens() {
 #[test]
 fn provider_errors_are_typed_and_not_counted_against_health() {
     let d = Daemon::start_with_config("").expect("daemon");
-    let r = d.cmd(
-        "default",
-        "plugin_install",
-        json!({
-            "path": wasm_path("webrig_provider_shopping"),
-            "manifest": plugins_root().join("providers/shopping/plugin.toml"),
-            "grant": true,
-        }),
-    );
-    assert_eq!(r["ok"], true, "{r}");
+    install_first_party(&d, "shopping");
     // No search_url configured: the provider says so.
     let out = d.ok(
         "default",
@@ -711,16 +704,7 @@ fn auth_and_rate_limit_answers_cool_the_provider_down() {
             web().url(&format!("status/{status}"))
         );
         let d = Daemon::start_with_config(&config).expect("daemon");
-        let r = d.cmd(
-            "default",
-            "plugin_install",
-            json!({
-                "path": wasm_path("webrig_provider_social"),
-                "manifest": plugins_root().join("providers/social/plugin.toml"),
-                "grant": true,
-            }),
-        );
-        assert_eq!(r["ok"], true, "{r}");
+        install_first_party(&d, "social");
         let out = d.ok(
             "default",
             "search",

@@ -241,35 +241,21 @@ impl Command for PluginInstall {
         }
         let grant = Grant::all_of(&source.manifest.capabilities);
         let id = source.manifest.id.clone();
-        let checker = host.clone();
-        let path = source.component.clone();
-        // Compile and link it before touching what is installed, so a bad
-        // component (or a failed --replace) leaves the old one working.
-        let checked = tokio::task::spawn_blocking(move || -> Result<Result<(), String>, String> {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            if !bytes.starts_with(b"\0asm") {
-                return Ok(Err(format!("{}: not a WebAssembly file", path.display())));
-            }
-            let sha = crate::plugins::registry::sha256_hex(&bytes);
-            Ok(checker
-                .runtime()
-                .load(&bytes, &sha)
-                .map(drop)
-                .map_err(|e| e.to_string()))
-        })
-        .await
-        .map_err(|e| ApiError::internal(format!("install: {e}")))?
-        .map_err(ApiError::invalid)?;
-        if let Err(e) = checked {
-            return Err(ApiError::new(
-                ErrorCode::InvalidArgument,
-                format!("{id} was not installed: {e}"),
-            ));
-        }
         let registry = host.registry().clone();
         let replace = self.replace;
+        let checker = host.clone();
+        // Compiled and linked before anything installed is touched, so a bad
+        // component (or a failed --replace) leaves the old one working.
         let installed = tokio::task::spawn_blocking(move || {
-            registry.install(&source, grant, replace).map(drop)
+            registry
+                .install(&source, grant, replace, |bytes, sha| {
+                    checker
+                        .runtime()
+                        .load(bytes, sha)
+                        .map(drop)
+                        .map_err(|e| e.to_string())
+                })
+                .map(drop)
         })
         .await
         .map_err(|e| ApiError::internal(format!("install: {e}")))?;

@@ -212,11 +212,15 @@ impl Registry {
 
     /// Copies a plugin in, recording its sha256. A manifest that already
     /// carries a sha256 must match the component.
+    /// `check` sees the component's bytes and sha256 after the integrity
+    /// checks and before anything installed is touched (the caller compiles
+    /// and links it there); its error installs nothing.
     pub fn install(
         &self,
         source: &Source,
         grant: Grant,
         replace: bool,
+        check: impl FnOnce(&[u8], &str) -> Result<(), String>,
     ) -> Result<Installed, RegistryError> {
         let id = source.manifest.id.clone();
         let dest = self.plugin_dir(&id)?;
@@ -241,6 +245,8 @@ impl Registry {
                 source.manifest_path.display()
             )));
         }
+        check(&bytes, &sha)
+            .map_err(|e| RegistryError::Invalid(format!("{id} was not installed: {e}")))?;
         let mut manifest = source.manifest.clone();
         manifest.sha256 = Some(sha);
         let io = |what: &Path, e: &dyn std::fmt::Display| {

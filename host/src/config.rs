@@ -39,6 +39,8 @@ pub struct Limits {
     /// Snapshot caps.
     pub snapshot_nodes: usize,
     pub snapshot_chars: usize,
+    /// Largest result of one command (its JSON, bytes); more → `limit_exceeded`.
+    pub result_bytes: usize,
 }
 
 impl Default for Limits {
@@ -57,6 +59,7 @@ impl Default for Limits {
             unauthenticated_per_minute: 60,
             snapshot_nodes: 4000,
             snapshot_chars: 192_000,
+            result_bytes: 8 << 20,
         }
     }
 }
@@ -111,6 +114,7 @@ impl Limits {
             ("pair_attempts", u64::from(l.pair_attempts)),
             ("snapshot_nodes", l.snapshot_nodes as u64),
             ("snapshot_chars", l.snapshot_chars as u64),
+            ("result_bytes", l.result_bytes as u64),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             anyhow::bail!("{}: limits.{key} must be greater than 0", path.display());

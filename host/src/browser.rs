@@ -7,6 +7,7 @@ pub mod bindings;
 pub mod capture;
 pub mod cdp;
 pub mod frames;
+pub mod keeper;
 pub mod keys;
 pub mod launch;
 pub mod nav;

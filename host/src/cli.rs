@@ -114,6 +114,13 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
             ),
     );
     root = root.subcommand(
+        clap::Command::new("browser-keeper")
+            .hide(true)
+            .about("Hold a managed browser's DevTools pipe (started by the daemon)")
+            .arg(Arg::new("dir").required(true))
+            .arg(Arg::new("browser").num_args(1..).last(true).required(true)),
+    );
+    root = root.subcommand(
         clap::Command::new("docs")
             .hide(true)
             .about(
@@ -184,6 +191,17 @@ pub fn main() -> ExitCode {
     };
     match matches.subcommand() {
         Some(("serve", sub)) => return serve(&globals, sub.get_one::<u32>("watch-pid").copied()),
+        Some(("browser-keeper", sub)) => {
+            let dir = sub.get_one::<String>("dir").cloned().unwrap_or_default();
+            let browser: Vec<String> = sub
+                .get_many::<String>("browser")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default();
+            if let Err(e) = crate::browser::keeper::run(std::path::Path::new(&dir), &browser) {
+                eprintln!("error: {e:#}");
+            }
+            return ExitCode::from(1);
+        }
         Some(("docs", sub)) => {
             if sub.get_flag("openapi") {
                 let doc = commands::openapi::document();

@@ -41,6 +41,20 @@ pub struct Limits {
     pub snapshot_chars: usize,
     /// Largest result of one command (its JSON, bytes); more → `limit_exceeded`.
     pub result_bytes: usize,
+    /// Open connections per door (loopback TCP, the CLI's Unix socket); a
+    /// full door closes its oldest idle connection. Default: a quarter of
+    /// the open-files limit, at most 1024.
+    pub connections: usize,
+    /// Time a client has to send a whole request header, ms.
+    pub header_timeout_ms: u64,
+    /// A connection with no request running is closed after this, ms.
+    pub idle_timeout_ms: u64,
+    /// What one session's browser is expected to cost, MiB: the default
+    /// `sessions` is what the machine's memory holds at this price.
+    pub session_memory_mib: u64,
+    /// A browser is not started when less than `session_memory_mib` plus
+    /// this much memory is available, MiB (refused before the machine swaps).
+    pub min_free_memory_mib: u64,
 }
 
 impl Default for Limits {
@@ -48,7 +62,7 @@ impl Default for Limits {
         Limits {
             body_bytes: 2 << 20,
             waiting_per_session: 32,
-            sessions: 128,
+            sessions: sessions_for(mem_total_mib(), SESSION_MEMORY_MIB),
             tabs_per_session: 32,
             parallel_tabs_per_session: 4,
             lease_idle_s: 30,
@@ -60,8 +74,55 @@ impl Default for Limits {
             snapshot_nodes: 4000,
             snapshot_chars: 192_000,
             result_bytes: 8 << 20,
+            connections: default_connections(),
+            header_timeout_ms: 5_000,
+            idle_timeout_ms: 30_000,
+            session_memory_mib: SESSION_MEMORY_MIB,
+            min_free_memory_mib: 512,
         }
     }
+}
+
+/// A session's browser costs 150–200 MB (measured: a headless Chromium with
+/// one tab of a typical page).
+const SESSION_MEMORY_MIB: u64 = 200;
+
+/// Sessions the machine's memory holds: all of it but 1 GiB for the system
+/// and the daemon, at `per_session` MiB each; 1 to 128.
+pub fn sessions_for(total_mib: Option<u64>, per_session: u64) -> usize {
+    let Some(total) = total_mib else { return 16 };
+    let fit = total.saturating_sub(1024) / per_session.max(1);
+    fit.clamp(1, 128) as usize
+}
+
+/// A field of `/proc/meminfo`, in MiB.
+fn meminfo_mib(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+fn mem_total_mib() -> Option<u64> {
+    meminfo_mib("MemTotal:")
+}
+
+/// Memory available now without swapping, MiB (None where unknown).
+pub fn mem_available_mib() -> Option<u64> {
+    meminfo_mib("MemAvailable:")
+}
+
+/// A quarter of the soft open-files limit, 64 to 1024: a flood of
+/// connections must leave descriptors for browsers, plugins and files.
+fn default_connections() -> usize {
+    let soft = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse::<usize>().ok()
+        })
+        .unwrap_or(1024);
+    (soft / 4).clamp(64, 1024)
 }
 
 #[derive(Debug, Default, serde::Deserialize)]
@@ -115,6 +176,10 @@ impl Limits {
             ("snapshot_nodes", l.snapshot_nodes as u64),
             ("snapshot_chars", l.snapshot_chars as u64),
             ("result_bytes", l.result_bytes as u64),
+            ("connections", l.connections as u64),
+            ("header_timeout_ms", l.header_timeout_ms),
+            ("idle_timeout_ms", l.idle_timeout_ms),
+            ("session_memory_mib", l.session_memory_mib),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             anyhow::bail!("{}: limits.{key} must be greater than 0", path.display());
@@ -164,6 +229,13 @@ impl Home {
 
     pub fn log_path(&self) -> PathBuf {
         self.root.join("daemon.log")
+    }
+
+    /// The daemon's Unix socket for the CLI (one per port): inside the
+    /// 0700 root, so only this user reaches it, and a process squatting on
+    /// the TCP port never sees the token.
+    pub fn daemon_socket(&self, port: u16) -> PathBuf {
+        self.root.join(format!("daemon.{port}.sock"))
     }
 
     pub fn artifacts_dir(&self) -> PathBuf {
@@ -291,6 +363,15 @@ mod tests {
             .expect("write");
         let err = Limits::load(&home).expect_err("zero").to_string();
         assert!(err.contains("limits.body_bytes"), "{err}");
+    }
+
+    #[test]
+    fn default_sessions_follow_memory() {
+        assert_eq!(sessions_for(Some(24 * 1024), 200), 117);
+        assert_eq!(sessions_for(Some(2 * 1024), 200), 5);
+        assert_eq!(sessions_for(Some(512), 200), 1, "at least one");
+        assert_eq!(sessions_for(Some(1 << 30), 200), 128, "at most 128");
+        assert_eq!(sessions_for(None, 200), 16, "unknown memory: a modest default");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod dispatch;
 mod guard;
+mod listen;
 mod plugin_browser;
 mod routes;
 
@@ -305,11 +306,6 @@ impl State {
         }
     }
 
-    async fn shutdown_requested(&self) {
-        let mut rx = self.shutdown.subscribe();
-        let _ = rx.wait_for(|stop| *stop).await;
-    }
-
     /// Closes every session's browser.
     async fn close_all(&self) {
         let sessions: Vec<_> = self.lock_sessions().drain().map(|(_, s)| s).collect();
@@ -318,6 +314,33 @@ impl State {
         });
         futures_util::future::join_all(closing).await;
     }
+}
+
+/// Binds the CLI's Unix socket. A socket file left by a daemon that died is
+/// replaced; one that answers belongs to a live daemon of this home.
+async fn bind_local(home: &Home, port: u16) -> anyhow::Result<tokio::net::UnixListener> {
+    let path = home.daemon_socket(port);
+    // sun_path holds 108 bytes with its terminator.
+    if path.as_os_str().len() > 107 {
+        anyhow::bail!(
+            "{} is too long for a Unix socket; set WEBRIG_HOME to a shorter directory",
+            path.display()
+        );
+    }
+    if tokio::net::UnixStream::connect(&path).await.is_ok() {
+        anyhow::bail!(
+            "a daemon for {} already answers on {}",
+            home.root().display(),
+            path.display()
+        );
+    }
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path)
+        .with_context(|| format!("cannot listen on {}", path.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("setting 0600 on {}", path.display()))?;
+    Ok(listener)
 }
 
 pub struct ServeOptions {
@@ -332,10 +355,14 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     let limits = Limits::load(&home)?;
     let token = home.ensure_token()?;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, opts.port));
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr} (is another daemon running?)"))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!(
+            "cannot listen on {addr}: another process holds the port (another daemon, or \
+             something else); pick another with --port or WEBRIG_PORT"
+        )
+    })?;
     let port = listener.local_addr()?.port();
+    let local = bind_local(&home, port).await?;
     let state = State::new(home, token, port, limits);
     state.reattach().await;
     let has_plugins = std::fs::read_dir(state.home().plugins_dir())
@@ -380,12 +407,18 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
         });
     }
 
-    let shutdown_state = state.clone();
-    let service = app(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(async move { shutdown_state.shutdown_requested().await })
-        .await
-        .context("serving HTTP")?;
+    let rules = listen::Rules {
+        max_connections: state.limits().connections,
+        header_timeout: Duration::from_millis(state.limits().header_timeout_ms),
+        idle_timeout: Duration::from_millis(state.limits().idle_timeout_ms),
+    };
+    let router = app(state.clone());
+    let stop = state.shutdown.subscribe();
+    tokio::join!(
+        listen::serve(listener, router.clone(), rules, stop.clone()),
+        listen::serve(local, router, rules, stop),
+    );
+    let _ = std::fs::remove_file(state.home().daemon_socket(port));
     state.close_all().await;
     tracing::info!("webrig daemon stopped");
     Ok(())

@@ -107,6 +107,45 @@ impl Connection {
         Ok(Connection::from_transport(sink, stream))
     }
 
+    /// Connects to a browser keeper's Unix socket (see `keeper`): the
+    /// browser's `--remote-debugging-pipe`, NUL-terminated JSON messages.
+    pub async fn connect_unix(path: &std::path::Path) -> Result<Connection, CdpError> {
+        let stream = tokio::net::UnixStream::connect(path)
+            .await
+            .map_err(|e| CdpError::Connect {
+                url: path.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        let (read, write) = stream.into_split();
+        let sink = futures_util::sink::unfold(write, |mut write, text: String| async move {
+            use tokio::io::AsyncWriteExt;
+            let mut frame = text.into_bytes();
+            frame.push(0);
+            write.write_all(&frame).await?;
+            Ok::<_, std::io::Error>(write)
+        });
+        let reader = tokio::io::BufReader::with_capacity(1 << 16, read);
+        let stream = futures_util::stream::unfold(reader, |mut reader| async move {
+            use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+            let mut frame = Vec::new();
+            let read = (&mut reader)
+                .take(MAX_FRAME as u64 + 1)
+                .read_until(0, &mut frame)
+                .await;
+            match read {
+                Ok(_) if frame.last() == Some(&0) => {
+                    frame.pop();
+                    let text = String::from_utf8(frame)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    Some((Ok(text), reader))
+                }
+                // End of input, an error, or a frame over the cap.
+                _ => Some((Err(()), reader)),
+            }
+        });
+        Ok(Connection::from_transport(sink, stream))
+    }
+
     /// Runs the protocol over any transport of text frames. The connection counts
     /// as closed when `stream` ends or yields an error, or `sink` fails.
     pub fn from_transport<Tx, Rx>(sink: Tx, stream: Rx) -> Connection
@@ -120,7 +159,7 @@ impl Connection {
         let inner = Arc::new(Inner {
             sink: tokio::sync::Mutex::new(sink),
             pending: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(1),
+            next_id: AtomicU64::new(first_id()),
             events,
             closed: closed.clone(),
         });
@@ -207,6 +246,18 @@ impl Connection {
         self.inner.closed.send_replace(true);
         self.inner.fail_pending();
     }
+}
+
+/// Where a connection's request ids start: random, so answers to calls a
+/// crashed daemon left in flight on a re-attached browser (a keeper's pipe
+/// outlives its client) do not match the new daemon's calls. Below 2^30:
+/// the browser reads ids as 32-bit integers.
+fn first_id() -> u64 {
+    let mut buf = [0u8; 4];
+    if getrandom::fill(&mut buf).is_err() {
+        return 1;
+    }
+    u64::from(u32::from_le_bytes(buf) >> 3) + 1
 }
 
 struct PendingGuard<'a> {

@@ -38,8 +38,12 @@ pub struct LaunchOptions {
 
 /// A browser process webrig started, with the profile it owns.
 pub struct Launched {
-    pub child: Child,
-    pub ws_url: String,
+    /// The keeper holding the browser's DevTools pipe (see `keeper`).
+    pub keeper: Child,
+    pub browser_pid: u32,
+    /// The keeper's Unix socket: the browser's CDP, for this user only.
+    pub socket: PathBuf,
+    pub conn: super::cdp::Connection,
     pub executable: PathBuf,
     /// A throwaway profile webrig must delete when the browser closes; None
     /// when the user named one.
@@ -89,7 +93,8 @@ fn which(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// Starts a browser and waits for its DevTools endpoint.
+/// Starts a browser behind a keeper (`--remote-debugging-pipe`: no port
+/// listens) and waits until it answers over CDP.
 pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
     let executable = find_browser(opts.browser_path.as_deref())?;
     let (profile, temp_profile) = match &opts.profile {
@@ -111,8 +116,6 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
             (dir.clone(), Some(dir))
         }
     };
-    let port_file = profile.join("DevToolsActivePort");
-    let _ = std::fs::remove_file(&port_file);
     // stderr goes to an unlinked temp file, not a pipe: a pipe would break
     // (SIGPIPE) when this daemon exits while the browser lives on.
     let stderr = tempfile::tempfile()
@@ -121,94 +124,100 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
         .try_clone()
         .map_err(|e| ApiError::internal(format!("cannot create a log file: {e}")))?;
 
-    let mut cmd = Command::new(&executable);
-    cmd.args([
-        "--remote-debugging-port=0",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-default-apps",
-        "--disable-breakpad",
-        "--disable-dev-shm-usage",
-        "--disable-features=Translate,MediaRouter,OptimizationHints",
-        "--password-store=basic",
-        "--use-mock-keychain",
-        "--window-size=1280,800",
-    ]);
+    let mut argv: Vec<String> = vec![executable.display().to_string()];
+    argv.extend(
+        [
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--disable-breakpad",
+            "--disable-dev-shm-usage",
+            "--disable-features=Translate,MediaRouter,OptimizationHints",
+            "--password-store=basic",
+            "--use-mock-keychain",
+            "--window-size=1280,800",
+        ]
+        .map(String::from),
+    );
     // Running as root (containers, CI) needs --no-sandbox; GPU is absent there too.
     if is_root() {
-        cmd.args(["--no-sandbox", "--disable-gpu"]);
+        argv.extend(["--no-sandbox", "--disable-gpu"].map(String::from));
     }
     if !opts.headed {
-        cmd.args(["--headless", "--hide-scrollbars", "--mute-audio"]);
+        argv.extend(["--headless", "--hide-scrollbars", "--mute-audio"].map(String::from));
     }
-    cmd.arg(format!("--user-data-dir={}", profile.display()));
-    cmd.args(&opts.extra_args);
-    cmd.arg("about:blank");
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(stderr))
-        // Its own process group: a Ctrl-C aimed at a terminal, or the
-        // daemon's exit, does not take it down.
-        .process_group(0);
+    argv.push(format!("--user-data-dir={}", profile.display()));
+    // A port flag would open the DevTools to every local user again.
+    argv.extend(
+        opts.extra_args
+            .iter()
+            .filter(|a| !a.starts_with("--remote-debugging"))
+            .cloned(),
+    );
+    argv.push("about:blank".into());
 
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| ApiError::internal(format!("cannot start {}: {e}", executable.display())))?;
-    let started = std::time::Instant::now();
-    let ws_url = loop {
-        if let Some(url) = read_port_file(&port_file) {
-            break url;
+    let fail = |why: String, stderr_reader: &mut std::fs::File| {
+        let mut log = String::new();
+        use std::io::{Read, Seek};
+        let _ = stderr_reader.seek(std::io::SeekFrom::Start(0));
+        let _ = stderr_reader.read_to_string(&mut log);
+        let tail: Vec<&str> = log.lines().rev().take(6).collect::<Vec<_>>();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        if let Some(dir) = &temp_profile {
+            let _ = std::fs::remove_dir_all(dir);
         }
-        let exited = matches!(child.try_wait(), Ok(Some(_)));
-        if exited || started.elapsed() > LAUNCH_TIMEOUT {
-            let _ = child.start_kill();
-            let mut log = String::new();
-            use std::io::{Read, Seek};
-            let _ = stderr_reader.seek(std::io::SeekFrom::Start(0));
-            let _ = stderr_reader.read_to_string(&mut log);
-            let tail: Vec<&str> = log
-                .lines()
-                .rev()
-                .take(6)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            if let Some(dir) = &temp_profile {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            let why = if exited { "exited" } else { "timed out" };
-            return Err(ApiError::new(
-                ErrorCode::BrowserGone,
-                format!(
-                    "{} {why} before opening DevTools: {}",
-                    executable.display(),
-                    tail.join(" | ")
-                ),
-            ));
+        ApiError::new(
+            ErrorCode::BrowserGone,
+            format!("{} {why}: {}", executable.display(), tail.join(" | ")),
+        )
+    };
+    let started = super::keeper::start(&argv, stderr)
+        .await
+        .map_err(|e| fail(e, &mut stderr_reader))?;
+    let mut keeper = started.keeper;
+    let ready = async {
+        let conn = super::cdp::Connection::connect_unix(&started.socket)
+            .await
+            .map_err(|e| e.to_string())?;
+        conn.call(None, "Browser.getVersion", serde_json::json!({}))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>(conn)
+    };
+    let conn = match tokio::time::timeout(LAUNCH_TIMEOUT, ready).await {
+        Ok(Ok(conn)) => conn,
+        outcome => {
+            let why = match outcome {
+                Ok(Err(e)) => format!("exited before answering over CDP ({e})"),
+                _ => "timed out before answering over CDP".into(),
+            };
+            kill_pid(started.browser_pid).await;
+            let _ = keeper.start_kill();
+            let _ = keeper.wait().await;
+            return Err(fail(why, &mut stderr_reader));
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
     };
     Ok(Launched {
-        child,
-        ws_url,
+        keeper,
+        browser_pid: started.browser_pid,
+        socket: started.socket,
+        conn,
         executable,
         temp_profile,
     })
 }
 
-/// `DevToolsActivePort` holds the port and the browser target's path.
-fn read_port_file(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let mut lines = text.lines();
-    let port: u16 = lines.next()?.trim().parse().ok()?;
-    let target = lines.next()?.trim();
-    target
-        .starts_with("/devtools/browser/")
-        .then(|| format!("ws://127.0.0.1:{port}{target}"))
+/// SIGKILL by pid, for a browser that is not our child (the keeper's).
+pub async fn kill_pid(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .await;
 }
 
 fn is_root() -> bool {

@@ -16,6 +16,9 @@ use super::launch::{self, LaunchOptions};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 
+/// How a binding names a browser reached through its keeper's socket.
+const PIPE_PREFIX: &str = "pipe:";
+
 enum Owner {
     /// Started by webrig (now, or by an earlier daemon and re-attached):
     /// closed with the session, its throwaway profile deleted.
@@ -49,22 +52,15 @@ fn pid_alive(pid: u32) -> bool {
 
 impl Browser {
     pub async fn launch(opts: &LaunchOptions) -> Result<Browser, ApiError> {
-        let mut launched = launch::launch(opts).await?;
-        let conn = match Connection::connect_ws(&launched.ws_url).await {
-            Ok(conn) => conn,
-            Err(e) => {
-                let _ = launched.child.start_kill();
-                return Err(ApiError::new(ErrorCode::BrowserGone, e.to_string()));
-            }
-        };
+        let launched = launch::launch(opts).await?;
         Ok(Browser {
-            conn,
+            conn: launched.conn,
             new_pages: Default::default(),
-            endpoint: launched.ws_url,
+            endpoint: format!("{PIPE_PREFIX}{}", launched.socket.display()),
             executable: Some(launched.executable),
             owner: Owner::Launched {
-                pid: launched.child.id(),
-                child: Some(Box::new(launched.child)),
+                pid: Some(launched.browser_pid),
+                child: Some(Box::new(launched.keeper)),
                 temp_profile: launched.temp_profile,
                 headless: !opts.headed,
             },
@@ -93,9 +89,11 @@ impl Browser {
                 "the browser is no longer running",
             ));
         }
-        let conn = Connection::connect_ws(&binding.endpoint)
-            .await
-            .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
+        let conn = match binding.endpoint.strip_prefix(PIPE_PREFIX) {
+            Some(socket) => Connection::connect_unix(std::path::Path::new(socket)).await,
+            None => Connection::connect_ws(&binding.endpoint).await,
+        }
+        .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
         let owner = if binding.owned {
             Owner::Launched {
                 child: None,
@@ -171,32 +169,25 @@ impl Browser {
             self.conn.call(None, "Browser.close", json!({})),
         )
         .await;
-        match child {
-            Some(child) => {
-                if tokio::time::timeout(Duration::from_millis(1500), child.wait())
-                    .await
-                    .is_err()
-                {
-                    let _ = child.start_kill();
-                    let _ = child.wait().await;
-                }
+        // The browser is not our child (the keeper is): wait for it to go,
+        // then force it. The keeper exits once the browser's pipe closes.
+        let pid = *pid;
+        for _ in 0..30 {
+            if !pid.is_some_and(pid_alive) {
+                break;
             }
-            None => {
-                // Not our child (re-attached): wait for it, then force it.
-                let pid = *pid;
-                for _ in 0..30 {
-                    if !pid.is_some_and(pid_alive) {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                if let Some(pid) = pid.filter(|p| pid_alive(*p)) {
-                    let _ = tokio::process::Command::new("kill")
-                        .args(["-9", &pid.to_string()])
-                        .status()
-                        .await;
-                }
-            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if let Some(pid) = pid.filter(|p| pid_alive(*p)) {
+            launch::kill_pid(pid).await;
+        }
+        if let Some(keeper) = child
+            && tokio::time::timeout(Duration::from_millis(1500), keeper.wait())
+                .await
+                .is_err()
+        {
+            let _ = keeper.start_kill();
+            let _ = keeper.wait().await;
         }
         if let Some(dir) = temp_profile.take() {
             let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(dir)).await;

@@ -1,9 +1,15 @@
-//! Talks to the daemon over HTTP, starting it in the background when nothing
-//! listens. Blocking and runtime-free so a CLI call costs about one round trip.
+//! Talks to the daemon over HTTP on its Unix socket in the owner-only state
+//! directory, starting it in the background when nothing listens. Blocking
+//! and runtime-free so a CLI call costs about one round trip.
+//!
+//! Never over TCP: any local process can bind the TCP port before the daemon
+//! does, and would receive the token. The socket lives in the 0700 home and
+//! must belong to this user, so whoever answers is this user's daemon.
 
 use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -24,8 +30,8 @@ impl Client {
         Client { home, port }
     }
 
-    fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
+    fn socket(&self) -> PathBuf {
+        self.home.daemon_socket(self.port)
     }
 
     /// Sends one command; returns the raw body and its parsed envelope.
@@ -39,7 +45,7 @@ impl Client {
                 self.post(&body, wait).map_err(PostError::into_anyhow)
             }
             Err(PostError::Refused) => bail!(
-                "the webrig daemon is not running on port {} (any other command starts it)",
+                "the webrig daemon is not running for port {} (any other command starts it)",
                 self.port
             ),
             other => other.map_err(PostError::into_anyhow),
@@ -48,7 +54,7 @@ impl Client {
 
     fn post(&self, body: &str, wait: Duration) -> Result<(String, Response), PostError> {
         let token = self.home.read_token().unwrap_or_default();
-        let raw = http_post(self.addr(), "/command", &token, body, wait)?;
+        let raw = http_post(&self.socket(), self.port, "/command", &token, body, wait)?;
         let parsed: Response = serde_json::from_str(&raw).map_err(|e| {
             PostError::Other(anyhow::anyhow!(
                 "the daemon answered something that is not an envelope ({e}): {raw:.200}"
@@ -79,16 +85,23 @@ impl Client {
             .spawn()
             .context("starting the daemon")?;
         let started = Instant::now();
+        let socket = self.socket();
         while started.elapsed() < START_TIMEOUT {
-            if TcpStream::connect_timeout(&self.addr(), Duration::from_millis(100)).is_ok() {
+            if UnixStream::connect(&socket).is_ok() {
                 return Ok(());
             }
             if let Ok(Some(status)) = child.try_wait() {
                 // Lost a race with another CLI starting the daemon? Then it listens.
-                if TcpStream::connect(self.addr()).is_ok() {
+                if UnixStream::connect(&socket).is_ok() {
                     return Ok(());
                 }
-                bail!("the daemon exited ({status}); see {}", log_path.display());
+                let why = last_error(&log_path)
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                bail!(
+                    "the daemon exited ({status}){why}; see {}",
+                    log_path.display()
+                );
             }
             std::thread::sleep(Duration::from_millis(3));
         }
@@ -100,25 +113,68 @@ impl Client {
     }
 }
 
-/// One HTTP/1.1 POST to the daemon on loopback, returning the body.
+/// The last `error:` line of the daemon's log (why it could not start).
+fn last_error(log: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(log).ok()?;
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("error: "))
+        .map(str::to_string)
+}
+
+/// Refuses a socket that is not this user's: the token must never go to
+/// someone else's listener.
+fn check_owner(socket: &Path) -> Result<(), PostError> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(socket) else {
+        return Ok(()); // nothing there: connecting fails as refused
+    };
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let dir = socket.parent().and_then(|d| std::fs::metadata(d).ok());
+    if let Some(dir) = dir.filter(|d| Some(d.uid()) != me || d.mode() & 0o022 != 0) {
+        return Err(PostError::Other(anyhow::anyhow!(
+            "{} is not yours alone (uid {}, mode {:o}); refusing to send the token",
+            socket.parent().unwrap_or(socket).display(),
+            dir.uid(),
+            dir.mode() & 0o777
+        )));
+    }
+    if Some(meta.uid()) != me {
+        return Err(PostError::Other(anyhow::anyhow!(
+            "{} belongs to uid {}, not to you; refusing to send the token there",
+            socket.display(),
+            meta.uid()
+        )));
+    }
+    Ok(())
+}
+
+/// One HTTP/1.1 POST to the daemon on its Unix socket, returning the body.
 ///
 /// Hand-written rather than through an HTTP crate: on the CLI's hot path
 /// (`webrig eval 1` targets 2 ms including process start) ureq cost a resolver
 /// thread and two writes per request (strace showed ~0.5 ms). The daemon is
-/// always our own axum server on 127.0.0.1, so the subset needed is tiny:
-/// one request per connection, `Connection: close`, read to EOF.
+/// always our own axum server, so the subset needed is tiny: one request per
+/// connection, `Connection: close`, read to EOF.
 fn http_post(
-    addr: SocketAddr,
+    socket: &Path,
+    port: u16,
     path: &str,
     token: &str,
     body: &str,
     wait: Duration,
 ) -> Result<String, PostError> {
-    let mut stream = match TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
+    check_owner(socket)?;
+    let mut stream = match UnixStream::connect(socket) {
         Ok(s) => s,
         // Nothing listens: nothing was sent, so starting the daemon and sending
         // again cannot run the command twice.
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound
+            ) =>
+        {
             return Err(PostError::Refused);
         }
         Err(e) => {
@@ -128,12 +184,10 @@ fn http_post(
         }
     };
     let io = |e: std::io::Error| PostError::Other(anyhow::anyhow!("talking to the daemon: {e}"));
-    stream.set_nodelay(true).map_err(io)?;
     stream.set_read_timeout(Some(wait)).map_err(io)?;
     let request = format!(
         "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n{body}",
-        port = addr.port(),
         len = body.len(),
     );
     stream.write_all(request.as_bytes()).map_err(io)?;

@@ -1,7 +1,6 @@
 //! Pairing codes and the rate limiter: the parts of the trust boundary that
 //! keep state between requests.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// A 6-digit pairing code: valid for a while and a few tries.
@@ -65,30 +64,51 @@ pub fn redeem(slot: &mut Option<Pairing>, given: &str) -> Redeem {
     Redeem::Wrong { tries_left }
 }
 
-/// Fixed one-minute windows per client key.
+/// What a rate-limited request wants.
+#[derive(Debug, Clone, Copy)]
+pub enum Purpose {
+    Ping = 0,
+    Pair = 1,
+    /// A failed authentication.
+    Auth = 2,
+}
+
+/// Who knocks, as far as a caller cannot choose it cheaply. Source addresses
+/// on loopback are free to pick (127.x.y.z) and an Origin header is whatever
+/// the caller writes, so neither is a key: callers fall in three classes,
+/// which bounds the table and makes a hit O(1). The price: one local
+/// process can spend a class's budget for the others (a failed-auth budget
+/// only; callers with the token are never counted).
+#[derive(Debug, Clone, Copy)]
+pub enum Caller {
+    /// The Unix socket: this user's processes.
+    Local = 0,
+    /// Loopback TCP without an extension Origin.
+    Loopback = 1,
+    /// Loopback TCP with a `chrome-extension://` Origin.
+    Extension = 2,
+}
+
+/// Fixed one-minute windows per (purpose, caller class).
 #[derive(Default)]
 pub struct Limiter {
-    windows: HashMap<String, (Instant, u32)>,
+    windows: [[Option<(Instant, u32)>; 3]; 3],
 }
 
 const WINDOW: Duration = Duration::from_secs(60);
 
 impl Limiter {
-    /// Counts one event for `key`; `Err(retry_after)` once over `per_minute`.
-    pub fn hit(&mut self, key: &str, per_minute: u32) -> Result<(), Duration> {
+    /// Counts one event; `Err(retry_after)` once over `per_minute`.
+    pub fn hit(&mut self, purpose: Purpose, caller: Caller, per_minute: u32) -> Result<(), Duration> {
         let now = Instant::now();
-        if self.windows.len() > 4096 {
-            self.windows
-                .retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
-        }
-        let (start, count) = self.windows.entry(key.to_string()).or_insert((now, 0));
-        if now.duration_since(*start) >= WINDOW {
-            *start = now;
-            *count = 0;
-        }
-        *count += 1;
-        if *count > per_minute {
-            Err(WINDOW.saturating_sub(now.duration_since(*start)))
+        let slot = &mut self.windows[purpose as usize][caller as usize];
+        let (start, count) = match slot {
+            Some((start, count)) if now.duration_since(*start) < WINDOW => (*start, *count + 1),
+            _ => (now, 1),
+        };
+        *slot = Some((start, count));
+        if count > per_minute {
+            Err(WINDOW.saturating_sub(now.duration_since(start)))
         } else {
             Ok(())
         }
@@ -130,12 +150,21 @@ mod tests {
     }
 
     #[test]
-    fn limiter_counts_per_key_and_reports_retry_after() {
+    fn limiter_counts_per_class_and_reports_retry_after() {
         let mut l = Limiter::default();
-        assert!(l.hit("a", 2).is_ok());
-        assert!(l.hit("a", 2).is_ok());
-        let retry = l.hit("a", 2).expect_err("over");
+        assert!(l.hit(Purpose::Ping, Caller::Loopback, 2).is_ok());
+        assert!(l.hit(Purpose::Ping, Caller::Loopback, 2).is_ok());
+        let retry = l
+            .hit(Purpose::Ping, Caller::Loopback, 2)
+            .expect_err("over");
         assert!(retry <= WINDOW && retry > Duration::from_secs(50));
-        assert!(l.hit("b", 2).is_ok(), "other keys unaffected");
+        assert!(
+            l.hit(Purpose::Ping, Caller::Local, 2).is_ok(),
+            "other classes unaffected"
+        );
+        assert!(
+            l.hit(Purpose::Auth, Caller::Loopback, 2).is_ok(),
+            "other purposes unaffected"
+        );
     }
 }

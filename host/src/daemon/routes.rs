@@ -2,12 +2,11 @@
 //! (extension origins only where the extension needs them), bearer token in
 //! constant time, rate limits on what needs no token, body size.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State as AxState};
+use axum::extract::{DefaultBodyLimit, Request, State as AxState};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -16,7 +15,8 @@ use serde_json::json;
 
 use super::State;
 use super::dispatch;
-use super::guard::Redeem;
+use super::guard::{Caller, Purpose, Redeem};
+use super::listen::Via;
 use crate::commands::envelope::{Request as CommandRequest, Response as CommandResponse};
 use crate::error::{ApiError, ErrorCode};
 
@@ -32,28 +32,79 @@ pub fn app(state: Arc<State>) -> Router {
         .route("/ping", get(ping))
         .route("/pair", post(pair))
         .merge(authed)
+        .fallback(unknown_path)
+        .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(
             state.clone(),
             check_host_and_origin,
         ))
         .layer(DefaultBodyLimit::max(state.limits().body_bytes))
+        .layer(middleware::from_fn(errors_as_envelopes))
         .with_state(state)
 }
 
-/// Who is calling, for rate limits: the peer address plus the Origin (an
-/// extension has its own budget; every local process shares 127.0.0.1).
-fn client_key(req: &Request) -> String {
-    let ip = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string())
-        .unwrap_or_default();
-    let origin = req
+async fn unknown_path(req: Request) -> Response {
+    refuse(
+        ErrorCode::NotFound,
+        &format!("no such path {:?}", req.uri().path()),
+    )
+}
+
+async fn wrong_method(req: Request) -> Response {
+    let mut resp = refuse(
+        ErrorCode::InvalidArgument,
+        &format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    );
+    *resp.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    resp
+}
+
+/// Every refusal is the error envelope, whatever produced it (an extractor's
+/// rejection, a layer): an error answer that is not JSON is replaced by one
+/// with the same status.
+async fn errors_as_envelopes(req: Request, next: Next) -> Response {
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
         .headers()
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .unwrap_or_default();
-    format!("{ip}|{origin}")
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if status.as_u16() < 400 || is_json {
+        return resp;
+    }
+    let code = match status.as_u16() {
+        401 => ErrorCode::Unauthorized,
+        403 => ErrorCode::Forbidden,
+        404 => ErrorCode::NotFound,
+        408 => ErrorCode::Timeout,
+        413 | 429 | 431 => ErrorCode::LimitExceeded,
+        400..=499 => ErrorCode::InvalidArgument,
+        _ => ErrorCode::Internal,
+    };
+    let message = match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    };
+    let mut replaced = refuse(code, &message);
+    *replaced.status_mut() = status;
+    replaced
+}
+
+/// Who is calling, for rate limits (see [`Caller`]).
+fn caller(req: &Request) -> Caller {
+    match req.extensions().get::<Via>() {
+        Some(Via::Local) => Caller::Local,
+        _ if req
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            .is_some_and(is_extension_origin) =>
+        {
+            Caller::Extension
+        }
+        _ => Caller::Loopback,
+    }
 }
 
 async fn ping() -> impl IntoResponse {
@@ -205,10 +256,14 @@ async fn check_host_and_origin(
         }
     }
     // What needs no token is rate limited.
-    if path == "/ping" || path == "/pair" {
-        let key = format!("{path}|{}", client_key(&req));
+    let purpose = match path.as_str() {
+        "/ping" => Some(Purpose::Ping),
+        "/pair" => Some(Purpose::Pair),
+        _ => None,
+    };
+    if let Some(purpose) = purpose {
         let budget = state.limits().unauthenticated_per_minute;
-        if let Err(retry) = state.limiter().hit(&key, budget) {
+        if let Err(retry) = state.limiter().hit(purpose, caller(&req), budget) {
             return too_many(retry);
         }
     }
@@ -223,12 +278,11 @@ pub fn is_extension_origin(origin: &str) -> bool {
 }
 
 async fn require_token(AxState(state): AxState<Arc<State>>, req: Request, next: Next) -> Response {
-    let key = format!("auth|{}", client_key(&req));
     let budget = state.limits().unauthenticated_per_minute;
     if !token_matches(req.headers(), &state.token()) {
         // Failed tries are counted; past the budget they get 429, which
         // slows a guesser while callers with the token are unaffected.
-        return match state.limiter().hit(&key, budget) {
+        return match state.limiter().hit(Purpose::Auth, caller(&req), budget) {
             Ok(()) => refuse(ErrorCode::Unauthorized, "missing or wrong bearer token"),
             Err(retry) => too_many(retry),
         };

@@ -230,6 +230,7 @@ pub fn main() -> ExitCode {
         timeout_ms: globals.timeout_ms,
         client: globals.client.clone(),
         wait_lease: globals.wait_lease,
+        local_files: false,
     };
     let home = match Home::from_env() {
         Ok(h) => h,

@@ -132,6 +132,28 @@ struct ConfigFile {
     /// `[plugins.<id>]`: settings handed to that plugin through its `config`
     /// import (e.g. a provider's `base_url`).
     plugins: PluginSettings,
+    access: Access,
+}
+
+/// `[access]`: what the daemon lets a token holder on the HTTP API do beyond
+/// the browser. Requests through the Unix socket come from this user's own
+/// processes (the CLI), which can touch these files anyway; a token holder
+/// on loopback TCP may be anything the token leaked to (a paired extension,
+/// an agent's HTTP client), so by default it cannot name local paths.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Access {
+    /// Let HTTP API callers use local files: `file://` URLs, `upload`,
+    /// screenshot/pdf `--path`, `launch --profile/--browser-path` (runs an
+    /// executable), `plugin install` paths.
+    pub http_local_files: bool,
+}
+
+impl Access {
+    /// Reads `[access]` from `config.toml` in `home` (defaults when absent).
+    pub fn load(home: &Home) -> anyhow::Result<Access> {
+        Ok(read_config(home)?.1.access)
+    }
 }
 
 /// Per-plugin settings from `config.toml`, by plugin id.

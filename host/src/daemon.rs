@@ -99,6 +99,7 @@ pub struct State {
     limiter: Mutex<guard::Limiter>,
     port: u16,
     limits: Limits,
+    access: crate::config::Access,
     started: Instant,
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     bindings: Arc<Bindings>,
@@ -109,7 +110,13 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(home: Home, token: String, port: u16, limits: Limits) -> Arc<State> {
+    pub fn new(
+        home: Home,
+        token: String,
+        port: u16,
+        limits: Limits,
+        access: crate::config::Access,
+    ) -> Arc<State> {
         let bindings = Arc::new(Bindings::load(home.root().join("sessions.json")));
         Arc::new(State {
             bindings,
@@ -119,6 +126,7 @@ impl State {
             limiter: Mutex::new(guard::Limiter::default()),
             port,
             limits,
+            access,
             started: Instant::now(),
             sessions: Mutex::new(HashMap::new()),
             shutdown: watch::channel(false).0,
@@ -158,6 +166,10 @@ impl State {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    pub fn access(&self) -> &crate::config::Access {
+        &self.access
     }
 
     pub fn home(&self) -> &Home {
@@ -252,7 +264,7 @@ impl State {
             )),
             state: Arc::new(tokio::sync::Mutex::new(SessionState::new(
                 name,
-                self.limits.tabs_per_session,
+                &self.limits,
                 interrupt.clone(),
                 self.bindings.clone(),
             ))),
@@ -363,7 +375,8 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     })?;
     let port = listener.local_addr()?.port();
     let local = bind_local(&home, port).await?;
-    let state = State::new(home, token, port, limits);
+    let access = crate::config::Access::load(&home)?;
+    let state = State::new(home, token, port, limits, access);
     state.reattach().await;
     let has_plugins = std::fs::read_dir(state.home().plugins_dir())
         .map(|mut d| d.any(|e| e.is_ok_and(|e| e.path().is_dir())))

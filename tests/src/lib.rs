@@ -108,7 +108,9 @@ impl Daemon {
 
     fn wait_listening(&self) -> anyhow::Result<()> {
         let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err()
+            || std::os::unix::net::UnixStream::connect(self.socket()).is_err()
+        {
             if started.elapsed() > Duration::from_secs(15) {
                 bail!("daemon did not start: {}", self.log());
             }
@@ -134,6 +136,11 @@ impl Daemon {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The daemon's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn home(&self) -> &Path {
@@ -190,8 +197,51 @@ impl Daemon {
         ((status, value), heads)
     }
 
-    /// Sends a full envelope with the token; returns the response envelope.
+    /// Sends a full envelope with the token over the daemon's Unix socket
+    /// (the way the CLI talks to it); returns the response envelope.
     pub fn request(&self, envelope: Value) -> Value {
+        let body = envelope.to_string();
+        let (status, text) = self.local_post("/command", &body);
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("status {status}: not an envelope ({e}): {text:.300}"))
+    }
+
+    /// The daemon's Unix socket for the CLI.
+    pub fn socket(&self) -> PathBuf {
+        self.home.path().join(format!("daemon.{}.sock", self.port))
+    }
+
+    /// One POST over the Unix socket with the token; (status, body).
+    pub fn local_post(&self, path: &str, body: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let mut stream = std::os::unix::net::UnixStream::connect(self.socket())
+            .unwrap_or_else(|e| panic!("connecting to {}: {e}", self.socket().display()));
+        stream
+            .set_read_timeout(Some(Duration::from_secs(150)))
+            .expect("timeout");
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            self.token(),
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("request sent");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).expect("answer read");
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, body.to_string())
+    }
+
+    /// Sends a full envelope with the token over loopback TCP (the HTTP
+    /// API's door); returns the response envelope.
+    pub fn request_tcp(&self, envelope: Value) -> Value {
         let token = format!("Bearer {}", self.token());
         self.post_raw(&envelope.to_string(), &[("Authorization", &token)])
             .1
@@ -241,7 +291,18 @@ impl Daemon {
 }
 
 impl Drop for Daemon {
+    /// Stops the daemon politely (it closes its browsers), then by force.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

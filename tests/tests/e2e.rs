@@ -6,6 +6,7 @@ mod e2e {
     pub mod boundary;
     pub mod capture;
     pub mod cli;
+    pub mod doors;
     pub mod load;
     pub mod nav;
     pub mod plugins;

@@ -217,6 +217,8 @@ pub struct SessionState {
     active: Option<String>,
     next_tab: u32,
     max_tabs: usize,
+    /// Memory a new browser needs available (MiB) before it is started.
+    launch_memory_mib: u64,
     /// Shared with the daemon so `close` can cut a stuck command loose.
     interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
     bindings: Arc<Bindings>,
@@ -225,7 +227,7 @@ pub struct SessionState {
 impl SessionState {
     pub fn new(
         name: &str,
-        max_tabs: usize,
+        limits: &crate::config::Limits,
         interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
         bindings: Arc<Bindings>,
     ) -> Self {
@@ -237,7 +239,8 @@ impl SessionState {
             tabs: Vec::new(),
             active: None,
             next_tab: 1,
-            max_tabs,
+            max_tabs: limits.tabs_per_session,
+            launch_memory_mib: limits.session_memory_mib + limits.min_free_memory_mib,
             interrupt,
             bindings,
         }
@@ -305,6 +308,20 @@ impl SessionState {
 
     /// Starts a browser for this session; refuses if one is running.
     pub async fn launch(&mut self, opts: &LaunchOptions) -> Result<(), ApiError> {
+        if let Some(available) = crate::config::mem_available_mib()
+            && available < self.launch_memory_mib
+        {
+            return Err(ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "not starting a browser for session {:?}: {available} MiB of memory is \
+                     available and a session needs {} MiB (limits.session_memory_mib + \
+                     limits.min_free_memory_mib)",
+                    self.name, self.launch_memory_mib
+                ),
+            )
+            .with_hint("close sessions you no longer need (webrig sessions; webrig --session NAME close)"));
+        }
         self.replace_browser(Browser::launch(opts).await?).await
     }
 

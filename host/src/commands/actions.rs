@@ -722,6 +722,7 @@ impl Command for Upload {
         if self.files.is_empty() {
             return Err(ApiError::invalid("upload needs at least one file"));
         }
+        cx.require_local_files("upload")?;
         let mut files = Vec::new();
         for f in &self.files {
             if !f.is_absolute() {

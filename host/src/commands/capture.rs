@@ -24,6 +24,7 @@ fn human_saved(out: &Saved) -> String {
 /// Where to write: the given path, or a fresh name in the artifacts folder.
 fn destination(cx: &Cx, path: Option<PathBuf>, stem: &str, ext: &str) -> Result<PathBuf, ApiError> {
     if let Some(path) = path {
+        cx.require_local_files("--path")?;
         return Ok(path);
     }
     let dir = cx

@@ -18,6 +18,8 @@ pub struct Cx {
     /// For per-tab commands: the tab, resolved and held for the command.
     held: Option<HeldTab>,
     deadline: Instant,
+    /// The caller may name local files (see `config::Access`).
+    local_files: bool,
 }
 
 /// A tab a per-tab command holds: its queue lock and a parallel slot.
@@ -54,6 +56,7 @@ impl Cx {
             tab,
             held: None,
             deadline,
+            local_files: false,
         }
     }
 
@@ -65,11 +68,42 @@ impl Cx {
             tab: None,
             held: Some(held),
             deadline,
+            local_files: false,
         }
+    }
+
+    /// Lets this command name local files (the caller is this user's own
+    /// process, or `[access] http_local_files` allows it).
+    pub fn with_local_files(mut self, allowed: bool) -> Self {
+        self.local_files = allowed;
+        self
+    }
+
+    /// Refuses `what` (a local path or file URL) unless the caller may name
+    /// local files.
+    pub fn require_local_files(&self, what: &str) -> Result<(), ApiError> {
+        if self.local_files {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            crate::error::ErrorCode::Forbidden,
+            format!("{what} is refused over the HTTP API: it names a local file"),
+        )
+        .with_hint(
+            "run it with the webrig CLI (its local socket may), or set [access] \
+             http_local_files = true in config.toml",
+        ))
     }
 
     pub fn state(&self) -> &Arc<State> {
         &self.state
+    }
+
+    /// The largest result the command may return (`limits.result_bytes`):
+    /// commands that can measure in the page refuse there, before the value
+    /// crosses CDP.
+    pub fn result_bytes(&self) -> usize {
+        self.state.limits().result_bytes
     }
 
     /// When the command must have finished; waits inside a handler end here.

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 pub const MAX_TIMEOUT_MS: u64 = 120_000;
@@ -35,6 +35,11 @@ pub struct Request {
     /// Wait in line for a tab leased to another client instead of `busy`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wait_lease: bool,
+    /// May this request name local files (set by the daemon from the door
+    /// it came through and `[access]`, never by the caller).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub local_files: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -66,6 +71,34 @@ impl Response {
     }
 }
 
+/// How big a result is, as far as it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    /// The exact length of its JSON.
+    Exactly(usize),
+    /// Measured in the page before it was brought back (UTF-16 units of its
+    /// JSON, never more than its UTF-8 bytes).
+    AtLeast(usize),
+}
+
+/// The refusal of a result over `limits.result_bytes` (`limit`): says how big
+/// it is and, in the hint, how to ask for less.
+pub fn too_large(command: &str, size: Size, limit: usize, ask_for_less: &str) -> ApiError {
+    let mib = |n: usize| n as f64 / f64::from(1u32 << 20);
+    let size = match size {
+        Size::Exactly(n) => format!("{n} bytes ({:.1} MiB)", mib(n)),
+        Size::AtLeast(n) => format!("at least {n} bytes ({:.1} MiB)", mib(n)),
+    };
+    ApiError::new(
+        ErrorCode::LimitExceeded,
+        format!(
+            "the result of {command} is {size}, over the {limit}-byte ({:.1} MiB) limit on results (result_bytes in [limits])",
+            mib(limit)
+        ),
+    )
+    .with_hint(ask_for_less)
+}
+
 /// Session names: 1–64 of `A–Z a–z 0–9 _ . -`.
 pub fn check_session_name(name: &str) -> Result<(), ApiError> {
     let ok = !name.is_empty()
@@ -79,5 +112,27 @@ pub fn check_session_name(name: &str) -> Result<(), ApiError> {
         Err(ApiError::invalid(format!(
             "session name {name:?} must be 1-64 characters of A-Z a-z 0-9 _ . -"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_large_says_how_big_the_limit_and_how_to_ask_for_less() {
+        let e = too_large(
+            "eval",
+            Size::AtLeast(100_000_002),
+            8 << 20,
+            "return a slice",
+        );
+        assert_eq!(e.code(), ErrorCode::LimitExceeded);
+        assert!(
+            e.message().contains("at least 100000002 bytes (95.4 MiB)"),
+            "{e}"
+        );
+        assert!(e.message().contains("8388608-byte (8.0 MiB)"), "{e}");
+        assert_eq!(e.hint(), Some("return a slice"));
     }
 }

@@ -28,6 +28,9 @@ impl Command for Goto {
 
     async fn run(self, mut cx: Cx) -> Result<Navigated, ApiError> {
         let url = nav::normalize_url(&self.url)?;
+        if url.scheme() == "file" {
+            cx.require_local_files("a file:// URL")?;
+        }
         let tab = cx.tab().await?;
         nav::goto(&tab, &url, self.until.unwrap_or_default(), cx.deadline()).await
     }

@@ -204,6 +204,7 @@ impl Command for PluginInstall {
     }
 
     async fn run(self, cx: Cx) -> Result<PluginView, ApiError> {
+        cx.require_local_files("plugin install")?;
         let host = host(&cx).await?;
         let source =
             Source::resolve(&self.path, self.manifest.as_deref()).map_err(registry_error)?;

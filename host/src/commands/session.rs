@@ -44,6 +44,12 @@ impl Command for Launch {
     }
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        if self.browser_path.is_some() {
+            cx.require_local_files("--browser-path (it runs an executable)")?;
+        }
+        if self.profile.is_some() {
+            cx.require_local_files("--profile")?;
+        }
         let opts = LaunchOptions {
             headed: self.headed,
             profile: self.profile,
@@ -116,6 +122,10 @@ pub struct SessionEntry {
     pub name: String,
     /// True while a command of this session is running (details then unknown).
     pub busy: bool,
+    /// Commands of this session in line and not finished, the running one
+    /// included (`close` is not counted). A command counted here has its
+    /// place: one sent later runs after it.
+    pub queued: usize,
     /// Details, when the session was idle.
     pub info: Option<SessionInfo>,
 }
@@ -130,16 +140,19 @@ impl Command for Sessions {
         let mut sessions = Vec::new();
         for (name, slot) in cx.state().sessions() {
             // Never wait behind a running command just to list.
+            let queued = slot.queued();
             let entry = match slot.state().try_lock() {
                 Ok(mut state) => SessionEntry {
                     info: Some(state.info()),
                     name,
                     busy: false,
+                    queued,
                 },
                 Err(_) => SessionEntry {
                     info: None,
                     name,
                     busy: true,
+                    queued,
                 },
             };
             sessions.push(entry);

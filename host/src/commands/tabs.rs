@@ -72,6 +72,9 @@ impl Command for TabNew {
 
     async fn run(self, mut cx: Cx) -> Result<NewTab, ApiError> {
         let url = self.url.as_deref().map(nav::normalize_url).transpose()?;
+        if url.as_ref().is_some_and(|u| u.scheme() == "file") {
+            cx.require_local_files("a file:// URL")?;
+        }
         let deadline = cx.deadline();
         let tab = cx.session()?.new_tab().await?;
         let page = match url {

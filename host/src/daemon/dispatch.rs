@@ -1,14 +1,18 @@
 //! From a request envelope to a response: find the command, take the session's
 //! lock (FIFO, so one session's commands keep their order), run it against the
-//! deadline.
+//! deadline, and refuse a result larger than `limits.result_bytes`.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
 use super::{Entered, Slot, State};
-use crate::commands::envelope::{Request, Response, check_session_name};
+use crate::browser::SessionState;
+use crate::commands::envelope::{self, Request, Response, Size, check_session_name};
 use crate::commands::{self, Cx, HeldTab, Scope};
 use crate::error::{ApiError, ErrorCode};
 
@@ -22,6 +26,27 @@ const RESERVED_PATIENCE: Duration = Duration::from_millis(200);
 
 /// How often a command waiting for a lease looks again.
 const LEASE_POLL: Duration = Duration::from_millis(25);
+
+/// A place in a session's line: resolves to the session's lock in turn.
+type Place = Pin<Box<dyn Future<Output = OwnedMutexGuard<SessionState>> + Send>>;
+
+impl Slot {
+    /// Commands of this session that are in line and not finished, the
+    /// running one included (what `sessions` reports as `queued`).
+    pub fn queued(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Takes a place in the session's line (tokio's mutex is FIFO: one poll
+/// enters it) without waiting for its turn.
+async fn join_line(slot: &Slot) -> Place {
+    let mut lock: Place = Box::pin(slot.state().clone().lock_owned());
+    match futures_util::poll!(&mut lock) {
+        std::task::Poll::Ready(guard) => Box::pin(std::future::ready(guard)),
+        std::task::Poll::Pending => lock,
+    }
+}
 
 pub fn new_id() -> String {
     crate::config::random_hex(8).unwrap_or_else(|_| "0".into())
@@ -55,11 +80,15 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     let mut _entered = None;
     let scope = entry.scope();
     if scope == Scope::Daemon {
-        let cx = Cx::new(state, None, req.tab, deadline);
+        let cx = Cx::new(state, None, req.tab, deadline).with_local_files(req.local_files);
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
     check_session_name(session_name)?;
     let slot = state.session(session_name, scope.creates())?;
+    // In line first, counted second: a command that `sessions` counts as
+    // queued already holds its place, so a client that sees the count rise
+    // knows its command is ahead of any it sends next.
+    let place = join_line(&slot).await;
     let reserved = entry.reserved();
     if !reserved {
         if !slot.enter(limits.waiting_per_session) {
@@ -82,16 +111,16 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     if scope.per_tab() {
         let held = hold_tab(
             &slot,
+            place,
             &req,
             deadline,
             Duration::from_secs(limits.lease_idle_s),
         )
         .await?;
-        let cx = Cx::for_tab(state, held, deadline);
+        let cx = Cx::for_tab(state, held, deadline).with_local_files(req.local_files);
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
-    let lock = slot.state().clone().lock_owned();
-    tokio::pin!(lock);
+    let mut lock = place;
     let guard = if reserved {
         // Reserved commands (close) do not queue behind a stuck command:
         // they interrupt the browser connection it waits on.
@@ -111,27 +140,30 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             "session {session_name:?} was closed"
         )));
     }
-    let cx = Cx::new(state, Some(guard), req.tab, deadline);
+    let cx = Cx::new(state, Some(guard), req.tab, deadline).with_local_files(req.local_files);
     finish(entry, cx, req.args, deadline, timeout_ms).await
 }
 
 /// Resolves the tab a per-tab command acts on and takes its place in that
 /// tab's line: lease first, then the tab's queue (entered while the session
 /// lock is held, so one tab's commands keep their arrival order), then a
-/// parallel slot.
+/// parallel slot. `place` is the command's place in the session's line.
 async fn hold_tab(
     slot: &Arc<Slot>,
+    place: Place,
     req: &Request,
     deadline: Instant,
     lease_idle: Duration,
 ) -> Result<HeldTab, ApiError> {
     let name = req.session.as_deref().unwrap_or("default");
+    let mut place = Some(place);
     let (tab, queue) = loop {
-        let mut session = tokio::time::timeout_at(deadline, slot.state().clone().lock_owned())
-            .await
-            .map_err(|_| {
-                ApiError::timeout(format!("session {name:?} stayed busy until the deadline"))
-            })?;
+        let lock = place
+            .take()
+            .unwrap_or_else(|| Box::pin(slot.state().clone().lock_owned()));
+        let mut session = tokio::time::timeout_at(deadline, lock).await.map_err(|_| {
+            ApiError::timeout(format!("session {name:?} stayed busy until the deadline"))
+        })?;
         if session.is_closed() {
             return Err(ApiError::not_found(format!("session {name:?} was closed")));
         }
@@ -199,8 +231,9 @@ async fn finish(
     deadline: Instant,
     timeout_ms: u64,
 ) -> Result<serde_json::Value, ApiError> {
+    let limit = cx.result_bytes();
     match tokio::time::timeout_at(deadline + GRACE, entry.run(cx, args)).await {
-        Ok(result) => result,
+        Ok(result) => result.and_then(|value| cap(entry, value, limit)),
         Err(_) => Err(ApiError::new(
             ErrorCode::OutcomeUnknown,
             format!(
@@ -209,5 +242,61 @@ async fn finish(
             ),
         )
         .with_hint("it may or may not have taken effect; check the page before retrying")),
+    }
+}
+
+/// Refuses a result whose JSON is longer than `limit` bytes. Every command
+/// passes here, so a command that cannot measure in the page (or a new one)
+/// is capped too; the ones that can refuse earlier, before the value crosses
+/// CDP.
+fn cap(
+    entry: &commands::Entry,
+    value: serde_json::Value,
+    limit: usize,
+) -> Result<serde_json::Value, ApiError> {
+    let bytes = json_len(&value);
+    if bytes > limit {
+        return Err(envelope::too_large(
+            entry.api_name(),
+            Size::Exactly(bytes),
+            limit,
+            entry.ask_for_less(),
+        ));
+    }
+    Ok(value)
+}
+
+/// The length of `value`'s JSON, counted as it is written out, without
+/// building the text (it can be as large as the value itself).
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a Value into a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_len_is_the_length_of_the_json_text() {
+        for v in [
+            serde_json::json!(null),
+            serde_json::json!({ "value": "x\"y\u{e9}", "n": [1, 2.5, -3] }),
+            serde_json::json!("x".repeat(10_000)),
+        ] {
+            assert_eq!(json_len(&v), serde_json::to_vec(&v).expect("encodes").len());
+        }
     }
 }

@@ -159,6 +159,7 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
 
 async fn command(
     AxState(state): AxState<Arc<State>>,
+    via: Option<axum::Extension<Via>>,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
     let body = match body {
@@ -179,7 +180,7 @@ async fn command(
             return envelope(CommandResponse::from_result(dispatch::new_id(), Err(error)));
         }
     };
-    let request: CommandRequest = match serde_json::from_slice(&body) {
+    let mut request: CommandRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
             let id = fallback_id(&body);
@@ -189,6 +190,8 @@ async fn command(
             ));
         }
     };
+    let local = matches!(via, Some(axum::Extension(Via::Local)));
+    request.local_files = local || state.access().http_local_files;
     envelope(dispatch::dispatch(state, request).await)
 }
 

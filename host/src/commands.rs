@@ -73,6 +73,10 @@ pub trait Command:
     /// True for commands that must get through a saturated or stuck session
     /// (close): they skip the waiting limit and interrupt a stuck command.
     const RESERVED: bool = false;
+    /// How to ask for less, told to a caller whose result passed
+    /// `limits.result_bytes` (the hint of that `limit_exceeded` error).
+    const ASK_FOR_LESS: &'static str = "ask for less (a narrower target or fewer items), \
+         or raise result_bytes in [limits] of config.toml";
     type Output: Serialize + DeserializeOwned + JsonSchema + Send;
 
     /// Client-side normalization before sending (e.g. relative paths made
@@ -97,6 +101,7 @@ pub struct Entry {
     scope: Scope,
     autostart: bool,
     reserved: bool,
+    ask_for_less: &'static str,
     augment: fn(clap::Command) -> clap::Command,
     parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
     run: fn(Cx, Value) -> BoxFuture,
@@ -115,6 +120,7 @@ impl Entry {
             scope: T::SCOPE,
             autostart: T::AUTOSTART,
             reserved: T::RESERVED,
+            ask_for_less: T::ASK_FOR_LESS,
             augment: |cmd| T::augment_args(cmd),
             parse: parse::<T>,
             run: run::<T>,
@@ -153,6 +159,11 @@ impl Entry {
 
     pub fn reserved(&self) -> bool {
         self.reserved
+    }
+
+    /// The hint for a result over `limits.result_bytes`.
+    pub fn ask_for_less(&self) -> &'static str {
+        self.ask_for_less
     }
 
     /// Adds this command's arguments to a clap command.

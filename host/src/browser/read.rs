@@ -33,18 +33,61 @@ pub async fn on_element(
     Ok(v.get("ok").cloned().unwrap_or(Value::Null))
 }
 
-pub async fn text(tab: &Tab, selector: Option<&str>) -> Result<String, ApiError> {
-    let body = if selector.is_none() {
-        "return (document.body || el).innerText"
-    } else {
-        "return el.innerText ?? el.textContent"
-    };
-    Ok(str_of(on_element(tab, selector, body, Value::Null).await?))
+/// A page-side read that was measured before it was brought back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Capped<T> {
+    Fits(T),
+    /// Not brought back: its JSON has at least this many UTF-16 units (so
+    /// at least as many UTF-8 bytes).
+    TooLarge(usize),
 }
 
-pub async fn html(tab: &Tab, selector: Option<&str>, inner: bool) -> Result<String, ApiError> {
-    let body = "return arg ? el.innerHTML : el.outerHTML";
-    Ok(str_of(on_element(tab, selector, body, json!(inner)).await?))
+/// The tail of a page-side read that yields a string `s`: the string, or its
+/// length alone when it is longer than `arg.max`.
+const AT_MOST: &str = "return typeof s === 'string' && s.length + 2 > arg.max \
+                       ? { too_large: s.length + 2 } : s";
+
+fn capped_str(v: Value) -> Capped<String> {
+    match v["too_large"].as_u64() {
+        Some(n) => Capped::TooLarge(usize::try_from(n).unwrap_or(usize::MAX)),
+        None => Capped::Fits(str_of(v)),
+    }
+}
+
+fn text_of(selector: Option<&str>) -> &'static str {
+    if selector.is_none() {
+        "(document.body || el).innerText"
+    } else {
+        "el.innerText ?? el.textContent"
+    }
+}
+
+pub async fn text(tab: &Tab, selector: Option<&str>) -> Result<String, ApiError> {
+    let body = format!("return {}", text_of(selector));
+    Ok(str_of(on_element(tab, selector, &body, Value::Null).await?))
+}
+
+/// The visible text, unless its JSON would be longer than `max`.
+pub async fn text_at_most(
+    tab: &Tab,
+    selector: Option<&str>,
+    max: usize,
+) -> Result<Capped<String>, ApiError> {
+    let body = format!("const s = {}; {AT_MOST}", text_of(selector));
+    let v = on_element(tab, selector, &body, json!({ "max": max })).await?;
+    Ok(capped_str(v))
+}
+
+/// The HTML, unless its JSON would be longer than `max`.
+pub async fn html_at_most(
+    tab: &Tab,
+    selector: Option<&str>,
+    inner: bool,
+    max: usize,
+) -> Result<Capped<String>, ApiError> {
+    let body = format!("const s = arg.inner ? el.innerHTML : el.outerHTML; {AT_MOST}");
+    let v = on_element(tab, selector, &body, json!({ "inner": inner, "max": max })).await?;
+    Ok(capped_str(v))
 }
 
 pub async fn value(tab: &Tab, selector: &str) -> Result<Value, ApiError> {

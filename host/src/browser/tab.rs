@@ -13,6 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{CdpError, Session as CdpSession};
 use super::frames::Frames;
+use super::read::Capped;
 use crate::error::{ApiError, ErrorCode};
 
 /// What the tab's watcher knows of the main frame's current document.
@@ -331,9 +332,97 @@ impl Tab {
 
     /// Evaluates a user's script like a console would: statements, `let`
     /// redeclaration and top-level `await` are allowed (REPL mode), and a
-    /// promise that is the script's value is awaited too. REPL mode hands back
-    /// such a promise unresolved, hence the second step.
-    pub async fn eval_user(&self, script: &str) -> Result<Value, ApiError> {
+    /// promise that is the script's value is awaited too.
+    ///
+    /// A value whose JSON would be longer than `max` is measured in the page
+    /// and not brought back, when the script is one expression (most are).
+    /// CDP returns a primitive (a 100 MB string) inline with the evaluation
+    /// whatever the options, so such a script runs as `[(script)]`, which
+    /// only changes what holds its value. Statements keep their REPL
+    /// semantics and are capped by the dispatcher once back.
+    pub async fn eval_user(&self, script: &str, max: usize) -> Result<Capped<Value>, ApiError> {
+        let result = match expression_of(script) {
+            Some(expr) if self.parses_as_expression(expr).await? => {
+                self.eval_expression(expr, max).await
+            }
+            _ => self.eval_statements(script).await.map(Capped::Fits),
+        };
+        let cdp = self.inner.cdp.clone();
+        tokio::spawn(async move {
+            let _ = cdp
+                .call(
+                    "Runtime.releaseObjectGroup",
+                    json!({ "objectGroup": "webrig-eval" }),
+                )
+                .await;
+        });
+        result
+    }
+
+    /// Whether `expr` parses as one expression (top-level `await` allowed).
+    /// The AsyncFunction constructor parses a body given as a string (which
+    /// cannot break out of it) and runs nothing; `Runtime.compileScript`
+    /// would need the Runtime domain enabled, and its events.
+    async fn parses_as_expression(&self, expr: &str) -> Result<bool, ApiError> {
+        let body = json!(format!("return [({expr}\n)]"));
+        let reply = self
+            .call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": format!("void (async () => {{}}).constructor({body})"),
+                    "returnByValue": true,
+                }),
+            )
+            .await?;
+        Ok(reply.get("exceptionDetails").is_none())
+    }
+
+    /// Runs one expression, awaits a promise it yields, and measures its JSON
+    /// in the page: the length alone comes back when it is over `max`.
+    async fn eval_expression(&self, expr: &str, max: usize) -> Result<Capped<Value>, ApiError> {
+        let measured =
+            format!("await (async (h) => {{ {MEASURE} return n > {max} ? n : h; }})([({expr}\n)])");
+        let reply = self
+            .call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": measured,
+                    "replMode": true,
+                    "awaitPromise": true,
+                    "userGesture": true,
+                    "objectGroup": "webrig-eval",
+                }),
+            )
+            .await?;
+        if reply.get("exceptionDetails").is_some() {
+            return value_of(&reply).map(Capped::Fits);
+        }
+        let result = &reply["result"];
+        if let Some(n) = result["value"].as_f64() {
+            return Ok(Capped::TooLarge(n as usize));
+        }
+        let Some(holder) = result["objectId"].as_str() else {
+            return Err(ApiError::internal(format!(
+                "measuring the value gave {result}"
+            )));
+        };
+        let reply = self
+            .call(
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": holder,
+                    "functionDeclaration": "function () { return this[0]; }",
+                    "returnByValue": true,
+                }),
+            )
+            .await?;
+        value_of(&reply).map(Capped::Fits)
+    }
+
+    /// The script as REPL statements; their value comes back whatever its
+    /// size. REPL mode hands back a promise that is the script's value
+    /// unresolved, hence the second step.
+    async fn eval_statements(&self, script: &str) -> Result<Value, ApiError> {
         let reply = self
             .call(
                 "Runtime.evaluate",
@@ -370,17 +459,51 @@ impl Tab {
             )
             .await
         };
-        let cdp = self.inner.cdp.clone();
-        tokio::spawn(async move {
-            let _ = cdp
-                .call(
-                    "Runtime.releaseObjectGroup",
-                    json!({ "objectGroup": "webrig-eval" }),
-                )
-                .await;
-        });
         value_of(&settled?)
     }
+}
+
+/// Page-side: awaits a promise in `h[0]` and sets `n` to the length of its
+/// JSON (UTF-16 units, never more than its UTF-8 bytes; a string's without
+/// copying it; 0 when it has none, and CDP then reports what it can).
+const MEASURE: &str = "let v = h[0]; \
+    if (v instanceof Promise || Object.prototype.toString.call(v) === '[object Promise]') \
+      h[0] = v = await v; \
+    let n = 0; \
+    if (typeof v === 'string') n = v.length + 2; \
+    else try { \
+      n = JSON.stringify(v, (k, x) => typeof x === 'bigint' ? String(x) : x)?.length ?? 0; \
+    } catch (_) {}";
+
+/// The script as one expression, when it can be one with the same value:
+/// trailing `;` dropped, and never when a statement would read it otherwise
+/// (a block, a function or class declaration, `let`), which an expression
+/// statement cannot start with.
+fn expression_of(script: &str) -> Option<&str> {
+    let expr = script.trim_end().trim_end_matches(';').trim_end();
+    let mut head = expr;
+    loop {
+        head = head.trim_start();
+        if let Some(rest) = head.strip_prefix("//") {
+            head = rest.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(rest) = head.strip_prefix("/*") {
+            head = rest.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    let word = |w: &str| {
+        head.strip_prefix(w).is_some_and(|rest| {
+            !rest
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        })
+    };
+    let statement = head.is_empty()
+        || head.starts_with('{')
+        || ["function", "async", "class", "let"].into_iter().any(word);
+    (!statement).then_some(expr)
 }
 
 /// Reads a `Runtime.evaluate` / `callFunctionOn` reply.
@@ -551,6 +674,40 @@ pub async fn guard_dialog_raw(
         d = opened => {
             let d = d.unwrap_or(Dialog { kind: "alert".into(), message: String::new(), default_prompt: None });
             Err(dialog_open(tab, &d))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expression_of;
+
+    #[test]
+    fn scripts_that_read_as_one_expression_are_wrapped_others_stay_statements() {
+        assert_eq!(expression_of("'x'.repeat(1e8);  "), Some("'x'.repeat(1e8)"));
+        assert_eq!(
+            expression_of("await fetch('/a')"),
+            Some("await fetch('/a')")
+        );
+        assert_eq!(
+            expression_of("/* c */ letters.length"),
+            Some("/* c */ letters.length")
+        );
+        assert_eq!(
+            expression_of("document.title // why"),
+            Some("document.title // why")
+        );
+        for statements in [
+            "",
+            " ; ",
+            "{a: 1}",
+            "// c\n{a: 1}",
+            "function f() {}",
+            "async function f() {}",
+            "class A {}",
+            "let x = 1; x",
+        ] {
+            assert_eq!(expression_of(statements), None, "{statements:?}");
         }
     }
 }

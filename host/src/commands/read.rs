@@ -3,9 +3,24 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::envelope::{Size, too_large};
 use super::{Command, Cx, Scope};
+use crate::browser::read::Capped;
 use crate::browser::{nav, read};
 use crate::error::ApiError;
+
+/// A value measured in the page, or the refusal of one over the cap.
+fn fits<T, C: Command>(read: Capped<T>, cap: usize) -> Result<T, ApiError> {
+    match read {
+        Capped::Fits(v) => Ok(v),
+        Capped::TooLarge(n) => Err(too_large(
+            &C::NAME.replace(' ', "_"),
+            Size::AtLeast(n),
+            cap,
+            C::ASK_FOR_LESS,
+        )),
+    }
+}
 
 /// A piece of text, the output of most reading commands.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -25,12 +40,17 @@ impl Command for Text {
     const NAME: &'static str = "text";
     const ABOUT: &'static str = "Print the visible text of the page or an element";
     const SCOPE: Scope = Scope::Tab;
+    const ASK_FOR_LESS: &'static str = "read a narrower element (webrig text SELECTOR), \
+         or outline the page with webrig snapshot (--max-chars, --scope)";
     type Output = TextOut;
 
     async fn run(self, mut cx: Cx) -> Result<TextOut, ApiError> {
+        let cap = cx.result_bytes();
         let tab = cx.tab().await?;
-        let text = read::text(&tab, self.target.as_deref()).await?;
-        Ok(TextOut { text })
+        let read = read::text_at_most(&tab, self.target.as_deref(), cap).await?;
+        Ok(TextOut {
+            text: fits::<_, Self>(read, cap)?,
+        })
     }
 
     fn human(out: &TextOut) -> String {
@@ -59,12 +79,17 @@ impl Command for Html {
     const NAME: &'static str = "html";
     const ABOUT: &'static str = "Print the HTML of the page or an element";
     const SCOPE: Scope = Scope::Tab;
+    const ASK_FOR_LESS: &'static str = "read a narrower element (webrig html SELECTOR, --inner), \
+         or outline the page with webrig snapshot (--max-chars, --scope)";
     type Output = HtmlOut;
 
     async fn run(self, mut cx: Cx) -> Result<HtmlOut, ApiError> {
+        let cap = cx.result_bytes();
         let tab = cx.tab().await?;
-        let html = read::html(&tab, self.target.as_deref(), self.inner).await?;
-        Ok(HtmlOut { html })
+        let read = read::html_at_most(&tab, self.target.as_deref(), self.inner, cap).await?;
+        Ok(HtmlOut {
+            html: fits::<_, Self>(read, cap)?,
+        })
     }
 
     fn human(out: &HtmlOut) -> String {
@@ -214,15 +239,19 @@ impl Command for Eval {
     const NAME: &'static str = "eval";
     const ABOUT: &'static str = "Run JavaScript in the page and print its JSON value";
     const SCOPE: Scope = Scope::Tab;
+    const ASK_FOR_LESS: &'static str = "return less: a slice (s.slice(0, 10000)), a count, \
+         or only the fields you need (({ a, b }) => ({ a, b }))(obj)";
     type Output = EvalOut;
 
     async fn run(self, mut cx: Cx) -> Result<EvalOut, ApiError> {
         if self.script.trim().is_empty() {
             return Err(ApiError::invalid("the script is empty"));
         }
+        let cap = cx.result_bytes();
         let tab = cx.tab().await?;
+        let value = tab.eval_user(&self.script, cap).await?;
         Ok(EvalOut {
-            value: tab.eval_user(&self.script).await?,
+            value: fits::<_, Self>(value, cap)?,
         })
     }
 

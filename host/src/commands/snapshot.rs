@@ -39,6 +39,8 @@ impl Command for Snapshot {
     const NAME: &'static str = "snapshot";
     const ABOUT: &'static str = "Outline the page with @e refs (--diff: only what changed)";
     const SCOPE: Scope = Scope::Tab;
+    const ASK_FOR_LESS: &'static str =
+        "outline less: --max-chars, --scope REF, --depth N or --interactive";
     type Output = Shot;
 
     async fn run(self, mut cx: Cx) -> Result<Shot, ApiError> {

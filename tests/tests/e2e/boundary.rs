@@ -430,3 +430,119 @@ fn a_leased_tab_answers_busy_to_others_or_lets_them_wait_in_line() {
     );
     d.ok(s, "close", json!({}));
 }
+
+// ---- Results are capped: `result_bytes` in [limits] (issue 8, item 7) ----
+
+/// Peak resident memory (VmHWM) of the daemon process, bytes.
+fn daemon_peak_rss(d: &Daemon) -> u64 {
+    let pid = d.ok("x", "daemon_status", json!({}))["pid"]
+        .as_u64()
+        .expect("the daemon's pid");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("its status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmHWM");
+    kb * 1024
+}
+
+/// `eval` of a 100 MB string used to cross CDP and the daemon whole (a peak
+/// of ~218 MB and ~5 s in a debug build); it is now measured in the page.
+#[test]
+fn a_huge_eval_result_is_refused_in_the_page_without_growing_the_daemon() {
+    let d = Daemon::start().expect("daemon");
+    let s = "huge";
+    d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
+    let start = Instant::now();
+    let e = d.err(
+        s,
+        "eval",
+        json!({ "script": "'x'.repeat(1e8)" }),
+        "limit_exceeded",
+    );
+    let took = start.elapsed();
+    let message = e["message"].as_str().unwrap_or_default();
+    assert!(message.contains("at least 100000002 bytes"), "{e}");
+    assert!(message.contains("8388608-byte"), "{e}");
+    assert!(
+        e["hint"].as_str().unwrap_or_default().contains("slice"),
+        "{e}"
+    );
+    let peak = daemon_peak_rss(&d);
+    assert!(
+        peak < 100 << 20,
+        "the daemon peaked at {peak} bytes: the value crossed ({took:?})"
+    );
+    // Below the cap values still come back whole.
+    let v = d.ok(s, "eval", json!({ "script": "'y'.repeat(1e6)" }));
+    assert_eq!(v["value"].as_str().map(str::len), Some(1_000_000));
+    d.ok(s, "close", json!({}));
+}
+
+/// Every command's result is capped: in the page where the command can
+/// measure there (eval of an expression, text, html), by the dispatcher for
+/// the rest (eval of statements, value), each with its own hint.
+#[test]
+fn every_result_over_result_bytes_is_limit_exceeded_with_a_hint_to_ask_for_less() {
+    let d = Daemon::start_with_config("[limits]\nresult_bytes = 50000\n").expect("daemon");
+    let s = "capped";
+    d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
+    d.ok(
+        s,
+        "eval",
+        json!({ "script": "document.body.innerHTML = '<p id=big></p><p id=small>small</p><input id=field>'; \
+                           document.getElementById('big').textContent = 'z'.repeat(60000); \
+                           document.getElementById('field').value = 'v'.repeat(60000); 0" }),
+    );
+    let refused = |command: &str, args: Value, size: &str, hint: &str| {
+        let e = d.err(s, command, args, "limit_exceeded");
+        let message = e["message"].as_str().unwrap_or_default();
+        assert!(message.contains(size), "{command}: {e}");
+        assert!(message.contains("50000-byte"), "{command}: {e}");
+        assert!(
+            e["hint"].as_str().unwrap_or_default().contains(hint),
+            "{command}: {e}"
+        );
+    };
+    refused(
+        "eval",
+        json!({ "script": "'x'.repeat(60000)" }),
+        "at least 60002 bytes",
+        "slice",
+    );
+    refused(
+        "eval",
+        json!({ "script": "let a = 'x'.repeat(60000); a" }),
+        "is 60012 bytes",
+        "slice",
+    );
+    refused("text", json!({}), "at least", "narrower element");
+    refused(
+        "html",
+        json!({ "target": "#big" }),
+        "at least",
+        "narrower element",
+    );
+    refused(
+        "value",
+        json!({ "target": "#field" }),
+        "is 60012 bytes",
+        "ask for less",
+    );
+    // Asking for less works.
+    assert_eq!(
+        d.ok(s, "text", json!({ "target": "#small" }))["text"],
+        "small"
+    );
+    assert_eq!(
+        d.ok(
+            s,
+            "eval",
+            json!({ "script": "document.getElementById('big').textContent.slice(0, 3)" })
+        )["value"],
+        "zzz"
+    );
+    d.ok(s, "close", json!({}));
+}

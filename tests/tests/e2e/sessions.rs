@@ -119,42 +119,86 @@ fn two_sessions_run_at_once_with_their_own_browsers() {
     assert_eq!(slow.join().expect("thread")["value"], "slow");
 }
 
+/// Each command is sent only once the daemon counts the one before it as
+/// queued (and a counted command holds its place in line), and the blocker
+/// ahead of them runs until the test releases it: no timing is assumed, so a
+/// wrong order means the daemon broke arrival order.
 #[test]
 fn one_sessions_commands_run_in_arrival_order() {
     let s = session!();
-    s.ok("goto", json!({ "url": web().url("nav/a.html") }));
-    s.ok("eval", json!({ "script": "window.seen = []" }));
     let name = s.name.clone();
-    let blocker = {
-        let name = name.clone();
+    s.ok("goto", json!({ "url": web().url("nav/a.html") }));
+    let tab = s.ok("tabs", json!({}))["tabs"][0]["id"]
+        .as_str()
+        .expect("the tab's id")
+        .to_string();
+    s.ok("eval", json!({ "script": "window.seen = []" }));
+    // Released from a second tab (same origin; tabs run in parallel).
+    let releaser = s.ok("tab_new", json!({ "url": web().url("nav/a.html") }))["id"]
+        .as_str()
+        .expect("the new tab's id")
+        .to_string();
+    let in_tab = |script: String| {
+        let (name, tab) = (name.clone(), tab.clone());
         std::thread::spawn(move || {
-            daemon().ok(
-                &name,
-                "eval",
-                json!({ "script": "new Promise(r => setTimeout(r, 600))" }),
-            )
+            daemon().request(json!({
+                "session": name, "tab": tab, "command": "eval", "args": { "script": script }
+            }))
         })
     };
-    std::thread::sleep(Duration::from_millis(50));
+    let blocker = in_tab(
+        "new Promise(r => { window.gate = new BroadcastChannel('gate'); window.gate.onmessage = r; })"
+            .into(),
+    );
+    wait_until_queued(&s.name, 1);
     let workers: Vec<_> = (0..8)
         .map(|i| {
-            let name = name.clone();
-            std::thread::sleep(Duration::from_millis(15));
-            std::thread::spawn(move || {
-                daemon().ok(
-                    &name,
-                    "eval",
-                    json!({ "script": format!("window.seen.push({i}); {i}") }),
-                )
-            })
+            let worker = in_tab(format!("window.seen.push({i}); {i}"));
+            wait_until_queued(&s.name, i + 2);
+            worker
         })
         .collect();
-    blocker.join().expect("blocker");
+    daemon().request(json!({
+        "session": s.name, "tab": releaser, "command": "eval",
+        "args": { "script": "new BroadcastChannel('gate').postMessage('go')" }
+    }));
+    let released = blocker.join().expect("blocker");
+    assert_eq!(released["ok"], true, "{released}");
     for w in workers {
-        w.join().expect("worker");
+        let done = w.join().expect("worker");
+        assert_eq!(done["ok"], true, "{done}");
     }
-    let seen = s.ok("eval", json!({ "script": "window.seen" }));
-    assert_eq!(seen["value"], json!([0, 1, 2, 3, 4, 5, 6, 7]));
+    let seen = daemon().request(json!({
+        "session": s.name, "tab": tab, "command": "eval",
+        "args": { "script": "window.seen" }
+    }));
+    assert_eq!(
+        seen["result"]["value"],
+        json!([0, 1, 2, 3, 4, 5, 6, 7]),
+        "{seen}"
+    );
+}
+
+/// Waits until `sessions` counts `n` commands of `session` as queued.
+fn wait_until_queued(session: &str, n: usize) {
+    let start = Instant::now();
+    loop {
+        let list = daemon().ok("x", "sessions", json!({}));
+        let queued = list["sessions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["name"] == session)
+            .map(|e| e["queued"].clone());
+        if queued == Some(json!(n)) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "session {session} never had {n} commands queued: {list}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 #[test]

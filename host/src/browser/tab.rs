@@ -378,10 +378,18 @@ impl Tab {
     }
 
     /// Runs one expression, awaits a promise it yields, and measures its JSON
-    /// in the page: the length alone comes back when it is over `max`.
+    /// in the page. The answer says which of three it is by its type: a
+    /// bigint is the length of a value over `max`; a primitive that fits
+    /// comes inline, as an evaluation gives it (in one call, which matters
+    /// to a script that closes its own page); anything else stays in the
+    /// holder array and is fetched by value.
     async fn eval_expression(&self, expr: &str, max: usize) -> Result<Capped<Value>, ApiError> {
-        let measured =
-            format!("await (async (h) => {{ {MEASURE} return n > {max} ? n : h; }})([({expr}\n)])");
+        let measured = format!(
+            "await (async (h) => {{ {MEASURE} \
+               if (n > {max}) return BigInt(n); \
+               const inline = v === null || !['object', 'function', 'symbol', 'bigint'].includes(typeof v); \
+               return inline ? v : h; }})([({expr}\n)])"
+        );
         let reply = self
             .call(
                 "Runtime.evaluate",
@@ -394,24 +402,28 @@ impl Tab {
                 }),
             )
             .await?;
-        if reply.get("exceptionDetails").is_some() {
-            return value_of(&reply).map(Capped::Fits);
-        }
         let result = &reply["result"];
-        if let Some(n) = result["value"].as_f64() {
-            return Ok(Capped::TooLarge(n as usize));
+        if reply.get("exceptionDetails").is_none() && result["type"] == "bigint" {
+            let n = result["unserializableValue"]
+                .as_str()
+                .and_then(|n| n.trim_end_matches('n').parse().ok())
+                .unwrap_or(usize::MAX);
+            return Ok(Capped::TooLarge(n));
         }
-        let Some(holder) = result["objectId"].as_str() else {
-            return Err(ApiError::internal(format!(
-                "measuring the value gave {result}"
-            )));
+        let Some(holder) = result["objectId"]
+            .as_str()
+            .filter(|_| reply.get("exceptionDetails").is_none())
+        else {
+            return value_of(&reply).map(Capped::Fits);
         };
         let reply = self
             .call(
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": holder,
-                    "functionDeclaration": "function () { return this[0]; }",
+                    // A symbol goes boxed, as `this` did before (`{}`).
+                    "functionDeclaration": "function () { \
+                        const v = this[0]; return typeof v === 'symbol' ? Object(v) : v; }",
                     "returnByValue": true,
                 }),
             )

@@ -33,8 +33,8 @@ pub struct Limits {
     /// Pairing code lifetime and tries.
     pub pair_code_ttl_s: u64,
     pub pair_attempts: u32,
-    /// Requests per client per minute on /ping and /pair, and failed
-    /// authentications per client per minute, before `429`.
+    /// Pairing tries and failed authentications per minute, per caller
+    /// class (the owner's socket, loopback TCP, extension origins), before `429`.
     pub unauthenticated_per_minute: u32,
     /// Snapshot caps.
     pub snapshot_nodes: usize,

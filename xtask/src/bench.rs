@@ -18,6 +18,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
+    if args.iter().any(|a| a == "flood") {
+        // Only the connection flood (quick): `cargo xtask bench flood`.
+        setup::cargo(&["build", "--release", "--package", "webrig", "--package", "webrig-tests", "--bins"])?;
+        return super::bench_flood::run(&Rig::start("release")?);
+    }
     setup::ensure_browser()?;
     setup::build_plugins()?;
     setup::step("building release binaries");
@@ -90,6 +95,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     );
     super::bench_pages::run(&rig, mb)?;
     drop(rig);
+    super::bench_flood::run(&Rig::start("release")?)?;
     super::bench_plugins::run()
 }
 

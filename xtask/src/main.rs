@@ -3,6 +3,7 @@
 //! manager when possible) and says what it did.
 
 mod bench;
+mod bench_flood;
 mod bench_pages;
 mod bench_plugins;
 mod demo;

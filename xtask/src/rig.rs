@@ -47,6 +47,14 @@ impl Rig {
         })
     }
 
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn home(&self) -> &std::path::Path {
+        &self.home
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}/{}", self.base, path.trim_start_matches('/'))
     }

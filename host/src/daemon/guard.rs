@@ -67,10 +67,9 @@ pub fn redeem(slot: &mut Option<Pairing>, given: &str) -> Redeem {
 /// What a rate-limited request wants.
 #[derive(Debug, Clone, Copy)]
 pub enum Purpose {
-    Ping = 0,
-    Pair = 1,
+    Pair = 0,
     /// A failed authentication.
-    Auth = 2,
+    Auth = 1,
 }
 
 /// Who knocks, as far as a caller cannot choose it cheaply. Source addresses
@@ -92,7 +91,7 @@ pub enum Caller {
 /// Fixed one-minute windows per (purpose, caller class).
 #[derive(Default)]
 pub struct Limiter {
-    windows: [[Option<(Instant, u32)>; 3]; 3],
+    windows: [[Option<(Instant, u32)>; 3]; 2],
 }
 
 const WINDOW: Duration = Duration::from_secs(60);
@@ -152,14 +151,14 @@ mod tests {
     #[test]
     fn limiter_counts_per_class_and_reports_retry_after() {
         let mut l = Limiter::default();
-        assert!(l.hit(Purpose::Ping, Caller::Loopback, 2).is_ok());
-        assert!(l.hit(Purpose::Ping, Caller::Loopback, 2).is_ok());
+        assert!(l.hit(Purpose::Pair, Caller::Loopback, 2).is_ok());
+        assert!(l.hit(Purpose::Pair, Caller::Loopback, 2).is_ok());
         let retry = l
-            .hit(Purpose::Ping, Caller::Loopback, 2)
+            .hit(Purpose::Pair, Caller::Loopback, 2)
             .expect_err("over");
         assert!(retry <= WINDOW && retry > Duration::from_secs(50));
         assert!(
-            l.hit(Purpose::Ping, Caller::Local, 2).is_ok(),
+            l.hit(Purpose::Pair, Caller::Local, 2).is_ok(),
             "other classes unaffected"
         );
         assert!(

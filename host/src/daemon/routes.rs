@@ -259,14 +259,13 @@ async fn check_host_and_origin(
         }
     }
     // What needs no token is rate limited.
-    let purpose = match path.as_str() {
-        "/ping" => Some(Purpose::Ping),
-        "/pair" => Some(Purpose::Pair),
-        _ => None,
-    };
-    if let Some(purpose) = purpose {
+    // Pairing tries are rate limited. `/ping` is not: it answers only the
+    // version, costs next to nothing, and a budget shared by a caller class
+    // would let one local process take it away from everyone (the door's
+    // connection cap and timeouts bound what a flood of pings can cost).
+    if path == "/pair" {
         let budget = state.limits().unauthenticated_per_minute;
-        if let Err(retry) = state.limiter().hit(purpose, caller(&req), budget) {
+        if let Err(retry) = state.limiter().hit(Purpose::Pair, caller(&req), budget) {
             return too_many(retry);
         }
     }

@@ -247,7 +247,7 @@ fn open_fds(pid: u32) -> usize {
 #[test]
 fn a_connection_flood_leaves_ping_the_api_and_the_cli_working() {
     let d = Daemon::start_with_config(
-        "[limits]\nconnections = 128\nheader_timeout_ms = 1500\nunauthenticated_per_minute = 100000\n",
+        "[limits]\nconnections = 128\nheader_timeout_ms = 1500\n",
     )
     .expect("daemon");
     let fds_before = open_fds(d.pid());
@@ -286,7 +286,8 @@ fn a_connection_flood_leaves_ping_the_api_and_the_cli_working() {
     assert_eq!(still_open, 0, "half-open connections outlived the header timeout");
 }
 
-fn ping_with(port: u16, from: [u8; 4], origin: Option<&str>) -> u16 {
+/// A pairing try from `from` with `origin`: its status.
+fn pair_with(port: u16, from: [u8; 4], origin: Option<&str>) -> u16 {
     let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
         .expect("socket");
     socket
@@ -299,9 +300,12 @@ fn ping_with(port: u16, from: [u8; 4], origin: Option<&str>) -> u16 {
     let origin = origin
         .map(|o| format!("Origin: {o}\r\n"))
         .unwrap_or_default();
+    let body = r#"{"code": "000000"}"#;
     let _ = c.write_all(
         format!(
-            "GET /ping HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{origin}Connection: close\r\n\r\n"
+            "POST /pair HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{origin}Content-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
         )
         .as_bytes(),
     );
@@ -319,17 +323,18 @@ fn rate_limits_key_on_what_a_caller_cannot_choose() {
         Daemon::start_with_config("[limits]\nunauthenticated_per_minute = 3\n").expect("daemon");
     let p = d.port();
     for last in 1..=3 {
-        assert_eq!(ping_with(p, [127, 0, 0, last], None), 200);
+        assert_eq!(pair_with(p, [127, 0, 0, last], None), 403);
     }
     // A fresh loopback source address is no fresh budget.
-    assert_eq!(ping_with(p, [127, 0, 0, 9], None), 429);
-    assert_eq!(ping_with(p, [127, 1, 2, 3], None), 429);
+    assert_eq!(pair_with(p, [127, 0, 0, 9], None), 429);
+    assert_eq!(pair_with(p, [127, 1, 2, 3], None), 429);
     // Nor is a fresh extension id.
     for _ in 0..3 {
-        assert_eq!(ping_with(p, [127, 0, 0, 1], Some(EXT_A)), 200);
+        assert_eq!(pair_with(p, [127, 0, 0, 1], Some(EXT_A)), 401);
     }
-    assert_eq!(ping_with(p, [127, 0, 0, 1], Some(EXT_B)), 429);
-    // The owner's CLI is another class and keeps working.
+    assert_eq!(pair_with(p, [127, 0, 0, 2], Some(EXT_B)), 429);
+    // /ping and the owner's CLI keep working.
+    assert_eq!(ping(p).0, 200);
     let out = d.cli(&["sessions"]);
     assert!(out.status.success(), "{out:?}");
 }

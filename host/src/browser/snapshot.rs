@@ -32,7 +32,35 @@ pub struct Options {
     /// The daemon's caps (limits table); None: the defaults.
     pub cap_nodes: Option<usize>,
     pub cap_chars: Option<usize>,
+    /// Which frames may be shown (plugins see only granted origins);
+    /// None: every frame.
+    pub frames: Option<FrameGate>,
 }
+
+/// Decides by a frame document's origin (`http://host:port`, or `null`
+/// for an opaque one) whether the snapshot may show that frame. A frame it
+/// refuses is replaced by one line saying so; nothing of it is read out.
+#[derive(Clone)]
+pub struct FrameGate(std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl FrameGate {
+    pub fn new(allows: impl Fn(&str) -> bool + Send + Sync + 'static) -> FrameGate {
+        FrameGate(std::sync::Arc::new(allows))
+    }
+
+    fn allows(&self, origin: &str) -> bool {
+        (self.0)(origin)
+    }
+}
+
+impl std::fmt::Debug for FrameGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FrameGate")
+    }
+}
+
+/// What stands in for a frame the gate refused.
+pub const WITHHELD: &str = "(frame withheld: its origin is not granted)";
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Snapshot {
@@ -160,14 +188,30 @@ fn walk<'a>(
             "urls": opts.urls,
             "scope": scope.as_ref().map(|(n, _)| n),
         });
+        // The origin is read in the same evaluation as the outline, so both
+        // describe one document (a navigation in between cannot mix them).
         let v = frames
             .eval(
                 ordinal,
-                &format!("__webrig.lib.snapshot({args})"),
+                &format!(
+                    "(() => {{ const origin = location.origin; \
+                     return {{ origin, snap: __webrig.lib.snapshot({args}) }}; }})()"
+                ),
                 true,
                 "snapshot",
             )
             .await?;
+        if let Some(gate) = &opts.frames
+            && !gate.allows(v["origin"].as_str().unwrap_or("null"))
+        {
+            return Ok(Walked {
+                lines: vec![(0, WITHHELD.to_string())],
+                title: String::new(),
+                url: String::new(),
+                truncated: false,
+            });
+        }
+        let v = &v["snap"];
         if v.get("error").is_some() {
             let label = scope.map(|(_, l)| l).unwrap_or_default();
             return Err(stale(&label, "the element is gone or changed"));

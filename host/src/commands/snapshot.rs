@@ -64,6 +64,7 @@ impl Command for Snapshot {
             max_chars: self.max_chars,
             urls: self.urls,
             diff: self.diff,
+            frames: None,
         };
         snapshot::snapshot(&tab, &opts).await
     }

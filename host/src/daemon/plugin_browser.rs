@@ -3,25 +3,155 @@
 //! `webrig --session plugin-<id> close`). The same browser layer serves
 //! plugins and every other transport.
 //!
-//! Plugin calls run on blocking worker threads; each bridge call blocks on
+//! A plugin session's browser is the plugin's alone, so its grant is
+//! enforced in the browser itself: every request any of its pages makes
+//! (documents, frames, subresources, redirects, workers) is paused by the
+//! Fetch domain on the browser target and goes out only when the plugin's
+//! grant allows its URL. Reads then show only frames whose origin the grant
+//! allows (an opaque or inherited-from-elsewhere one counts as not granted).
+//! Pages live as long as the call that opened them.
+//!
+//! Plugin calls run on blocking worker threads (`spawn_blocking`, never a
+//! runtime worker, where blocking would panic); each bridge call blocks on
 //! the daemon's runtime until it is done or the plugin call's deadline.
 
-use std::sync::{Arc, Weak};
-use std::time::Instant;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
 
 use crate::browser::Tab;
 use crate::browser::capture::{self, Area, ImageFormat};
+use crate::browser::cdp::{Connection, Event};
 use crate::browser::{nav, read, snapshot};
 use crate::error::{ApiError, ErrorCode};
 use crate::plugins::engine::wit::Error as WitError;
+use crate::plugins::grants::{Effective, Reserved};
 use crate::plugins::host::BrowserBridge;
 
 use super::State;
+
+/// How long closing a finished call's pages may hold up its answer (the
+/// closing itself carries on past it).
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a page request may wait for its host's DNS answer.
+const DNS_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Debug)]
 pub struct PluginBrowser {
     state: Weak<State>,
     runtime: tokio::runtime::Handle,
+    /// Calls that may use the browser, running now, per plugin.
+    calls: Arc<Mutex<HashMap<String, usize>>>,
+    /// Request interception, per plugin (its session's browser).
+    guards: Arc<tokio::sync::Mutex<HashMap<String, Guard>>>,
+}
+
+/// The interception running on one plugin browser's connection.
+struct Guard {
+    conn: Connection,
+    policy: Arc<Policy>,
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard").finish_non_exhaustive()
+    }
+}
+
+/// What the interception holds requests to: the plugin's grant (the one
+/// of its latest call) and the daemon's reserved ports.
+struct Policy {
+    grants: Mutex<Arc<Effective>>,
+    state: Weak<State>,
+    /// Why the last document request was refused (for the open's error).
+    last_refused: Mutex<Option<String>>,
+}
+
+impl Policy {
+    fn grants(&self) -> Arc<Effective> {
+        self.grants
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Whether the browser may fetch `url`: granted, not a reserved port,
+    /// and (for a host name) not resolving where the grant does not open.
+    async fn allows(&self, url: &str) -> Result<(), String> {
+        let url = url::Url::parse(url).map_err(|_| format!("{url:?} is not a URL"))?;
+        let grants = self.grants();
+        let reserved = self
+            .state
+            .upgrade()
+            .map(|s| reserved(&s))
+            .unwrap_or_default();
+        grants.check_url(&url, &[])?;
+        reserved.check(&url, &[])?;
+        let host = url
+            .host_str()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        if host.parse::<IpAddr>().is_ok() {
+            return Ok(());
+        }
+        let port = url.port_or_known_default().unwrap_or(80);
+        let ips: Vec<IpAddr> =
+            match tokio::time::timeout(DNS_WAIT, tokio::net::lookup_host((host, port))).await {
+                Ok(Ok(addrs)) => addrs.map(|a| a.ip()).collect(),
+                Ok(Err(e)) => return Err(format!("cannot resolve {host}: {e}")),
+                Err(_) => return Err(format!("resolving {host} took too long")),
+            };
+        grants.check_url(&url, &ips)?;
+        reserved.check(&url, &ips)
+    }
+
+    /// Answers one paused request: continue it, or fail it as blocked.
+    async fn decide(&self, conn: &Connection, event: &Event) {
+        let p = &event.params;
+        let Some(id) = p["requestId"].as_str() else {
+            return;
+        };
+        let url = p["request"]["url"].as_str().unwrap_or_default();
+        let verdict = self.allows(url).await;
+        let answer = match &verdict {
+            Ok(()) => {
+                conn.call(None, "Fetch.continueRequest", json!({ "requestId": id }))
+                    .await
+            }
+            Err(why) => {
+                tracing::debug!(%why, "a plugin page's request was blocked");
+                if p["resourceType"] == "Document" {
+                    *self.last_refused.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(why.clone());
+                }
+                conn.call(
+                    None,
+                    "Fetch.failRequest",
+                    json!({ "requestId": id, "errorReason": "BlockedByClient" }),
+                )
+                .await
+            }
+        };
+        if let Err(e) = answer {
+            // The request's page may have gone meanwhile.
+            tracing::debug!(error = %e, "answering a paused request");
+        }
+    }
+}
+
+/// The ports no plugin may reach: the daemon's, and those of every
+/// browser endpoint a session is bound to (connected browsers listen on one).
+fn reserved(state: &State) -> Reserved {
+    let mut r = Reserved::new([state.port()]);
+    for (_, binding) in state.bindings.all() {
+        r.add_endpoint(&binding.endpoint);
+    }
+    r
 }
 
 impl PluginBrowser {
@@ -29,6 +159,8 @@ impl PluginBrowser {
         Arc::new(PluginBrowser {
             state: Arc::downgrade(state),
             runtime,
+            calls: Arc::default(),
+            guards: Arc::default(),
         })
     }
 
@@ -53,9 +185,7 @@ impl PluginBrowser {
     }
 
     fn state(&self) -> Result<Arc<State>, ApiError> {
-        self.state
-            .upgrade()
-            .ok_or_else(|| ApiError::new(ErrorCode::BrowserGone, "the daemon is stopping"))
+        upgrade(&self.state)
     }
 
     /// The plugin's tab `page`.
@@ -65,6 +195,72 @@ impl PluginBrowser {
         let mut session = slot.state().lock().await;
         session.tab(Some(page)).await
     }
+
+    /// Closes `pages` of `plugin`, and with `sweep` every page of its
+    /// session once no call of it runs. Runs on the daemon's runtime by
+    /// itself; the caller waits at most [`CLOSE_WAIT`] for it.
+    fn close_pages(&self, plugin: &str, pages: Vec<String>, sweep: bool) {
+        let Ok(state) = self.state() else {
+            return;
+        };
+        let name = Self::session_name(plugin);
+        let plugin = plugin.to_string();
+        let calls = self.calls.clone();
+        let task = self.runtime.spawn(async move {
+            let Ok(slot) = state.session(&name, false) else {
+                return;
+            };
+            let mut session = slot.state().lock().await;
+            // Decided under the session's lock: a call that starts now
+            // opens its first page only after this.
+            let sweep = sweep && running(&calls, &plugin) == 0;
+            // Bounded: a browser that stops answering must not keep the
+            // session's lock.
+            let closing = close_tabs(&mut session, &pages, sweep);
+            if tokio::time::timeout(CLOSE_WAIT, closing).await.is_err() {
+                tracing::warn!(session = %name, "closing a plugin's pages took too long");
+            }
+        });
+        self.runtime.block_on(async {
+            let _ = tokio::time::timeout(CLOSE_WAIT, task).await;
+        });
+    }
+}
+
+/// Closes `pages` (with `all`, every tab) of a session.
+async fn close_tabs(session: &mut crate::browser::SessionState, pages: &[String], all: bool) {
+    if !session.has_browser() {
+        return;
+    }
+    // Listing first takes in the pages the browser opened meanwhile
+    // (popups), while they are all still alive to attach to.
+    let listed = match session.list_tabs().await {
+        Ok(tabs) => tabs,
+        Err(e) => {
+            tracing::debug!(error = %e.message(), "listing a plugin's pages");
+            return;
+        }
+    };
+    for tab in listed {
+        if all || pages.contains(&tab.id) {
+            let _ = session.close_tab(&tab.id).await;
+        }
+    }
+}
+
+fn running(calls: &Mutex<HashMap<String, usize>>, plugin: &str) -> usize {
+    calls
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(plugin)
+        .copied()
+        .unwrap_or(0)
+}
+
+fn upgrade(state: &Weak<State>) -> Result<Arc<State>, ApiError> {
+    state
+        .upgrade()
+        .ok_or_else(|| ApiError::new(ErrorCode::BrowserGone, "the daemon is stopping"))
 }
 
 fn to_wit(e: ApiError) -> WitError {
@@ -81,18 +277,146 @@ fn to_wit(e: ApiError) -> WitError {
     }
 }
 
-impl BrowserBridge for PluginBrowser {
-    fn open(&self, plugin: &str, url: &url::Url, deadline: Instant) -> Result<String, WitError> {
-        self.block(deadline, async {
-            let state = self.state()?;
-            let slot = state.plugin_session(&Self::session_name(plugin))?;
-            let tab = slot.state().lock().await.new_tab().await?;
-            let until = tokio::time::Instant::from_std(deadline);
-            if let Err(e) = nav::goto(&tab, url, Default::default(), until).await {
-                let _ = slot.state().lock().await.close_tab(tab.id()).await;
-                return Err(e);
+/// Holds every request of the plugin's browser to `grants` (started once
+/// per browser connection; later calls only update the grant).
+async fn guard_browser(
+    guards: &tokio::sync::Mutex<HashMap<String, Guard>>,
+    state: &Weak<State>,
+    plugin: &str,
+    tab: &Tab,
+    grants: &Arc<Effective>,
+) -> Result<Arc<Policy>, ApiError> {
+    let mut guards = guards.lock().await;
+    if let Some(g) = guards.get(plugin)
+        && !g.conn.is_closed()
+    {
+        *g.policy.grants.lock().unwrap_or_else(|e| e.into_inner()) = grants.clone();
+        return Ok(g.policy.clone());
+    }
+    let conn = tab.cdp().connection().clone();
+    let policy = Arc::new(Policy {
+        grants: Mutex::new(grants.clone()),
+        state: state.clone(),
+        last_refused: Mutex::default(),
+    });
+    // Subscribed before enabling, so no paused request is missed.
+    let mut events = conn.subscribe();
+    conn.call(
+        None,
+        "Fetch.enable",
+        json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] }),
+    )
+    .await?;
+    {
+        let conn = conn.clone();
+        let policy = policy.clone();
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                let event = tokio::select! {
+                    e = events.recv() => e,
+                    () = conn.closed() => break,
+                };
+                let event = match event {
+                    Ok(e) => e,
+                    // A lost pause leaves its request waiting: it fails
+                    // closed (the page never gets it).
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                };
+                if event.session_id.is_none() && event.method == "Fetch.requestPaused" {
+                    let conn = conn.clone();
+                    let policy = policy.clone();
+                    tokio::spawn(async move { policy.decide(&conn, &event).await });
+                }
             }
-            Ok(tab.id().to_string())
+        });
+    }
+    guards.insert(
+        plugin.to_string(),
+        Guard {
+            conn,
+            policy: policy.clone(),
+        },
+    );
+    Ok(policy)
+}
+
+/// Opens a tab of the plugin's session with its requests held to `grants`,
+/// and loads `url` in it. The tab is closed on any failure.
+async fn open_page(
+    state: Arc<State>,
+    guards: Arc<tokio::sync::Mutex<HashMap<String, Guard>>>,
+    plugin: String,
+    grants: Arc<Effective>,
+    url: url::Url,
+    deadline: Instant,
+) -> Result<String, ApiError> {
+    let slot = state.plugin_session(&PluginBrowser::session_name(&plugin))?;
+    let tab = slot.state().lock().await.new_tab().await?;
+    let loaded = async {
+        let policy =
+            guard_browser(&guards, &Arc::downgrade(&state), &plugin, &tab, &grants).await?;
+        let until = tokio::time::Instant::from_std(deadline);
+        match nav::goto(&tab, &url, Default::default(), until).await {
+            Err(e) if e.message().contains("ERR_BLOCKED_BY_CLIENT") => {
+                let why = policy
+                    .last_refused
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                    .unwrap_or_else(|| "it went where the plugin was not granted".into());
+                Err(ApiError::new(
+                    ErrorCode::Forbidden,
+                    format!("the page navigated away: {why}"),
+                ))
+            }
+            other => other.map(|_| ()),
+        }
+    };
+    if let Err(e) = loaded.await {
+        let mut session = slot.state().lock().await;
+        let pages = [tab.id().to_string()];
+        let _ = tokio::time::timeout(CLOSE_WAIT, close_tabs(&mut session, &pages, false)).await;
+        return Err(e);
+    }
+    Ok(tab.id().to_string())
+}
+
+impl BrowserBridge for PluginBrowser {
+    fn open(
+        &self,
+        plugin: &str,
+        grants: &Arc<Effective>,
+        url: &url::Url,
+        deadline: Instant,
+    ) -> Result<String, WitError> {
+        let state = self.state().map_err(to_wit)?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let opening = open_page(
+            state.clone(),
+            self.guards.clone(),
+            plugin.to_string(),
+            grants.clone(),
+            url.clone(),
+            deadline,
+        );
+        let name = Self::session_name(plugin);
+        // On a task of its own: when the caller stops waiting (deadline),
+        // the page it would have got is closed instead of left behind.
+        self.runtime.spawn(async move {
+            let opened = opening.await;
+            if let Err(Ok(page)) = tx.send(opened)
+                && let Ok(slot) = state.session(&name, false)
+            {
+                let mut session = slot.state().lock().await;
+                let _ = tokio::time::timeout(CLOSE_WAIT, close_tabs(&mut session, &[page], false))
+                    .await;
+            }
+        });
+        self.block(deadline, async {
+            rx.await
+                .map_err(|_| ApiError::internal("opening the page stopped"))?
         })
     }
 
@@ -103,15 +427,34 @@ impl BrowserBridge for PluginBrowser {
         })
     }
 
-    fn snapshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError> {
+    fn snapshot(
+        &self,
+        plugin: &str,
+        grants: &Arc<Effective>,
+        page: &str,
+        deadline: Instant,
+    ) -> Result<String, WitError> {
+        let state = self.state().map_err(to_wit)?;
+        let grants = grants.clone();
+        let gate = snapshot::FrameGate::new(move |origin: &str| {
+            // Opaque origins (`null`: data:, sandboxed, error pages) and
+            // anything unparsable are not attributable to a grant.
+            url::Url::parse(origin).is_ok_and(|u| {
+                grants.check_url(&u, &[]).is_ok() && reserved(&state).check(&u, &[]).is_ok()
+            })
+        });
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
-            let opts = snapshot::Options::default();
+            let opts = snapshot::Options {
+                frames: Some(gate),
+                ..Default::default()
+            };
             Ok(snapshot::snapshot(&tab, &opts).await?.text)
         })
     }
 
     fn text(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError> {
+        // The main frame's text: a frame's content is not part of it.
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
             read::text(&tab, None).await
@@ -131,6 +474,7 @@ impl BrowserBridge for PluginBrowser {
             ));
         }
         let sel = serde_json::to_string(selector).unwrap_or_default();
+        // The main document only: querySelectorAll does not enter frames.
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
             let js = format!(
@@ -153,6 +497,8 @@ impl BrowserBridge for PluginBrowser {
     }
 
     fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError> {
+        // Frames of hosts not granted never loaded (their requests were
+        // blocked): the pixels hold nothing of them.
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
             capture::screenshot(&tab, Area::Viewport, ImageFormat::Png, None).await
@@ -163,7 +509,41 @@ impl BrowserBridge for PluginBrowser {
         let _ = self.block(deadline, async {
             let state = self.state()?;
             let slot = state.session(&Self::session_name(plugin), false)?;
-            slot.state().lock().await.close_tab(page).await
+            let mut session = slot.state().lock().await;
+            close_tabs(&mut session, &[page.to_string()], false).await;
+            Ok(())
         });
+    }
+
+    fn call_started(&self, plugin: &str) {
+        *self
+            .calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(plugin.to_string())
+            .or_insert(0) += 1;
+    }
+
+    fn call_ended(&self, plugin: &str, pages: Vec<String>) {
+        let idle = {
+            let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+            let n = calls.entry(plugin.to_string()).or_insert(1);
+            *n = n.saturating_sub(1);
+            let idle = *n == 0;
+            if idle {
+                calls.remove(plugin);
+            }
+            idle
+        };
+        if !pages.is_empty() || idle {
+            self.close_pages(plugin, pages, idle);
+        }
+    }
+
+    fn reserved(&self) -> Reserved {
+        self.state
+            .upgrade()
+            .map(|s| reserved(&s))
+            .unwrap_or_default()
     }
 }

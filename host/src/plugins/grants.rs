@@ -12,7 +12,10 @@ use super::manifest::{BrowserAccess, Capabilities};
 /// One allowed host: exact (`api.example.com`), subdomains of a domain
 /// (`*.example.org` — not the apex), with an optional port; or `*`, any
 /// public host (a fetch-anything provider) — never a loopback, private or
-/// link-local one, which only an exact rule opens.
+/// link-local one, which only an exact rule opens. A rule for a host on this
+/// machine or its network (`localhost`, `127.0.0.1`, `10.0.0.5`) must name
+/// its port: a bare one would open every service there, the daemon and the
+/// browsers' DevTools endpoints included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRule {
     host: String,
@@ -57,6 +60,12 @@ impl HostRule {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
         {
             return Err("letters, digits, - and . only".into());
+        }
+        if port.is_none() && names_local(&host) {
+            return Err(format!(
+                "{host} is on this machine or its network: name the one port the plugin \
+                 needs ({host}:8080); a bare host would open every port there"
+            ));
         }
         Ok(HostRule {
             host,
@@ -171,6 +180,8 @@ impl Effective {
 
     /// Whether a request to `url` may go out. Checks scheme, host rule and
     /// port; `resolved` are the addresses the host resolves to (SSRF guard).
+    /// `*.localhost` counts as loopback whatever DNS says: browsers answer
+    /// it with 127.0.0.1 themselves.
     pub fn check_url(&self, url: &url::Url, resolved: &[IpAddr]) -> Result<(), String> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("scheme {} is not allowed", url.scheme()));
@@ -186,8 +197,7 @@ impl Effective {
         if rules.peek().is_none() {
             return Err(format!("host {host} was not granted"));
         }
-        let internal = resolved.iter().any(|ip| is_internal(*ip))
-            || host.parse::<IpAddr>().is_ok_and(is_internal);
+        let internal = targets_internal(host, resolved);
         // An internal address needs a rule naming that very host: `*` or
         // `*.example.org` never open one.
         if internal && !rules.any(|r| r.opens_internal(host)) {
@@ -213,6 +223,75 @@ impl Effective {
 
     pub fn cache(&self) -> bool {
         self.cache
+    }
+}
+
+/// True when `host` (or what it resolved to) is on this machine or its
+/// network: an internal address, `localhost` or a name under it.
+fn targets_internal(host: &str, resolved: &[IpAddr]) -> bool {
+    resolved.iter().any(|ip| is_internal(*ip))
+        || host.parse::<IpAddr>().is_ok_and(is_internal)
+        || is_localhost_name(host)
+}
+
+fn is_localhost_name(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost")
+}
+
+/// A manifest or grant host that must name its port: `localhost` and names
+/// under it, and internal IP literals.
+fn names_local(host: &str) -> bool {
+    is_localhost_name(host) || host.parse::<IpAddr>().is_ok_and(is_internal)
+}
+
+/// Ports on this machine no plugin may reach, whatever its grant: the
+/// daemon's own and the DevTools endpoints of the browsers it drives. Kept
+/// by the daemon and read at every check (browsers come and go).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reserved {
+    ports: Vec<u16>,
+}
+
+impl Reserved {
+    pub fn new(ports: impl IntoIterator<Item = u16>) -> Reserved {
+        let mut ports: Vec<u16> = ports.into_iter().collect();
+        ports.sort_unstable();
+        ports.dedup();
+        Reserved { ports }
+    }
+
+    /// Adds the port of an endpoint URL (`ws://127.0.0.1:9222/devtools/…`);
+    /// endpoints without one (a pipe) reserve nothing.
+    pub fn add_endpoint(&mut self, endpoint: &str) {
+        if let Ok(u) = url::Url::parse(endpoint)
+            && let Some(port) = u.port_or_known_default()
+            && !self.ports.contains(&port)
+        {
+            self.ports.push(port);
+        }
+    }
+
+    /// Refuses `url` when it reaches one of these ports on an internal
+    /// address (loopback, private, `localhost`). Checked on the port alone:
+    /// the daemon and DevTools listen on loopback, and every internal
+    /// address of this machine may reach a listener on all interfaces.
+    pub fn check(&self, url: &url::Url, resolved: &[IpAddr]) -> Result<(), String> {
+        let Some(port) = url.port_or_known_default() else {
+            return Ok(());
+        };
+        let host = url
+            .host_str()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        if self.ports.contains(&port) && targets_internal(host, resolved) {
+            return Err(format!(
+                "port {port} on this machine belongs to webrig (its daemon or a browser's \
+                 DevTools endpoint): no plugin may reach it, whatever its grant"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -281,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_manifest_host_name_never_opens_an_internal_address() {
-        let asked = caps(&["api.evil.test", "127.0.0.1:8080", "localhost"]);
+        let asked = caps(&["api.evil.test", "127.0.0.1:8080", "localhost:8081"]);
         let e = Effective::new(&asked, &Grant::all_of(&asked));
         let lo: IpAddr = "127.0.0.1".parse().expect("ip");
         let meta: IpAddr = "169.254.169.254".parse().expect("ip");
@@ -290,7 +369,85 @@ mod tests {
         assert!(e.check_url(&url("http://api.evil.test/"), &[meta]).is_err());
         // An IP literal or localhost named exactly is the user's explicit grant.
         assert!(e.check_url(&url("http://127.0.0.1:8080/"), &[lo]).is_ok());
-        assert!(e.check_url(&url("http://localhost/"), &[lo]).is_ok());
+        assert!(e.check_url(&url("http://localhost:8081/"), &[lo]).is_ok());
+        assert!(e.check_url(&url("http://localhost/"), &[lo]).is_err());
+    }
+
+    #[test]
+    fn a_local_host_without_a_port_is_refused_no_permission() {
+        for bare in [
+            "localhost",
+            "LocalHost",
+            "*.localhost",
+            "app.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "10.0.0.5",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+        ] {
+            let err = HostRule::parse(bare).expect_err(bare);
+            assert!(err.contains("name the one port"), "{bare}: {err}");
+            assert!(HostRule::parse(&format!("{bare}:8080")).is_ok(), "{bare}");
+        }
+        // Public hosts and IP literals may leave the port open.
+        for fine in ["example.com", "*.example.org", "93.184.216.34", "*"] {
+            assert!(HostRule::parse(fine).is_ok(), "{fine}");
+        }
+        // A grant that somehow holds a bare local host opens nothing.
+        let asked = caps(&["localhost", "127.0.0.1"]);
+        let e = Effective::new(&asked, &Grant::all_of(&asked));
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        assert!(e.check_url(&url("http://localhost:9377/"), &[lo]).is_err());
+        assert!(e.check_url(&url("http://127.0.0.1:9222/"), &[lo]).is_err());
+    }
+
+    #[test]
+    fn names_under_localhost_count_as_loopback_no_permission() {
+        // A browser answers *.localhost itself, whatever DNS says.
+        let asked = caps(&["*.localhost:8080", "app.localhost:8080"]);
+        let e = Effective::new(&asked, &Grant::all_of(&asked));
+        assert!(e.check_url(&url("http://x.localhost:8080/"), &[]).is_err());
+        assert!(
+            e.check_url(&url("http://app.localhost:8080/"), &[])
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn reserved_ports_are_refused_whatever_the_grant_no_permission() {
+        let asked = caps(&["127.0.0.1:9377", "localhost:9222", "127.0.0.1:8080"]);
+        let e = Effective::new(&asked, &Grant::all_of(&asked));
+        let mut reserved = Reserved::new([9377]);
+        reserved.add_endpoint("ws://127.0.0.1:9222/devtools/browser/abc");
+        reserved.add_endpoint("pipe:/run/webrig/b.sock");
+        let lo: IpAddr = "127.0.0.1".parse().expect("ip");
+        for u in [
+            "http://127.0.0.1:9377/command",
+            "http://localhost:9222/json/list",
+            "http://[::1]:9222/json/list",
+            "http://0.0.0.0:9377/",
+            "http://10.1.2.3:9222/",
+        ] {
+            let err = reserved.check(&url(u), &[]).expect_err(u);
+            assert!(err.contains("belongs to webrig"), "{u}: {err}");
+        }
+        // A granted name resolving to loopback is caught by what it resolved to.
+        assert!(reserved.check(&url("http://a.test:9377/"), &[lo]).is_err());
+        assert!(
+            reserved
+                .check(&url("http://127.0.0.1:8080/"), &[lo])
+                .is_ok()
+        );
+        assert!(e.check_url(&url("http://127.0.0.1:8080/"), &[lo]).is_ok());
+        // The same port on a public host is someone else's service.
+        let public: IpAddr = "93.184.216.34".parse().expect("ip");
+        assert!(
+            reserved
+                .check(&url("http://example.com:9222/"), &[public])
+                .is_ok()
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::engine::webrig::plugin::{browser, cache, config, http, log, types};
 use super::engine::wit::Error as WitError;
-use super::grants::Effective;
+use super::grants::{Effective, Reserved};
 use super::manifest::BrowserAccess;
 
 const MAX_REDIRECTS: usize = 5;
@@ -49,14 +49,30 @@ impl Access {
     }
 }
 
-/// What the `browser` import needs from the daemon: pages in the plugin's
-/// own session. Calls block (they run on a plugin worker thread) and end by
-/// `deadline`. Grants are checked before any of these is called.
+/// What the plugin host needs from the daemon: pages in the plugin's own
+/// session, and the ports no plugin may reach. Calls block (they run on a
+/// plugin worker thread) and end by `deadline`. Grants are checked before
+/// any of these is called.
 pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
-    fn open(&self, plugin: &str, url: &url::Url, deadline: Instant) -> Result<String, WitError>;
+    /// Opens `url` in a new page. Every request the page makes afterwards
+    /// (frames, subresources, its own navigations) is held to `grants` too.
+    fn open(
+        &self,
+        plugin: &str,
+        grants: &Arc<Effective>,
+        url: &url::Url,
+        deadline: Instant,
+    ) -> Result<String, WitError>;
     /// The page's current URL (it may have navigated since `open`).
     fn url(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
-    fn snapshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
+    /// Reads only show frames whose origin `grants` allows.
+    fn snapshot(
+        &self,
+        plugin: &str,
+        grants: &Arc<Effective>,
+        page: &str,
+        deadline: Instant,
+    ) -> Result<String, WitError>;
     fn text(&self, plugin: &str, page: &str, deadline: Instant) -> Result<String, WitError>;
     fn extract(
         &self,
@@ -67,6 +83,14 @@ pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<String>, WitError>;
     fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError>;
     fn close(&self, plugin: &str, page: &str, deadline: Instant);
+    /// A call of `plugin` that may use the browser starts.
+    fn call_started(&self, plugin: &str);
+    /// That call ended (answered, failed, trapped or ran out of time): the
+    /// pages it left open are closed, and once no call of the plugin runs,
+    /// every page of its session (popups included).
+    fn call_ended(&self, plugin: &str, pages: Vec<String>);
+    /// The ports on this machine no plugin may reach, as they are now.
+    fn reserved(&self) -> Reserved;
 }
 
 /// A plugin's key/value cache: bounded in entries and bytes, expired
@@ -113,6 +137,11 @@ pub struct HostState {
     access: Access,
     /// When the call must end; outbound requests get at most what is left.
     deadline: Instant,
+    /// Pages this call opened and has not closed: the only ones it may
+    /// read, closed when the call ends however it ends.
+    pages: Vec<String>,
+    /// Whether the bridge was told this call started (browser granted).
+    browsing: bool,
     /// Set when a WASI wait was cut at the deadline: the call ran out of
     /// time even if the epoch ticker (a thread) had not caught up yet.
     pub cut_short: Arc<std::sync::atomic::AtomicBool>,
@@ -121,11 +150,30 @@ pub struct HostState {
 
 impl HostState {
     pub fn new(access: Access, deadline: Instant) -> Self {
+        let browsing = access.grants.browser() != BrowserAccess::None;
+        if browsing && let Some(bridge) = &access.browser {
+            bridge.call_started(&access.plugin);
+        }
         HostState {
             access,
             deadline,
+            pages: Vec::new(),
+            browsing,
             cut_short: Arc::default(),
             logs: Vec::new(),
+        }
+    }
+}
+
+/// Pages do not outlive the call that opened them: a guest that errs,
+/// traps or runs out of time before `close` leaves nothing behind (the
+/// store, and this state with it, is dropped on every path).
+impl Drop for HostState {
+    fn drop(&mut self) {
+        if self.browsing
+            && let Some(bridge) = &self.access.browser
+        {
+            bridge.call_ended(&self.access.plugin, std::mem::take(&mut self.pages));
         }
     }
 }
@@ -175,6 +223,10 @@ impl cache::Host for HostState {
     }
 }
 
+/// Pages one call may hold open at once (the session's tab limit bounds
+/// all calls of a plugin together).
+const PAGES_PER_CALL: usize = 8;
+
 impl browser::Host for HostState {
     fn open(&mut self, url: String) -> Result<String, WitError> {
         let bridge = self.bridge()?;
@@ -182,12 +234,29 @@ impl browser::Host for HostState {
             url::Url::parse(&url).map_err(|e| WitError::InvalidInput(format!("bad URL: {e}")))?;
         // The page's own address must be one the plugin may reach.
         self.check(&url)?;
-        bridge.open(&self.access.plugin, &url, self.deadline)
+        if self.pages.len() >= PAGES_PER_CALL {
+            return Err(WitError::RateLimited(format!(
+                "a call may hold {PAGES_PER_CALL} pages open at once; close one first"
+            )));
+        }
+        let page = bridge.open(
+            &self.access.plugin,
+            &self.access.grants,
+            &url,
+            self.deadline,
+        )?;
+        self.pages.push(page.clone());
+        Ok(page)
     }
 
     fn snapshot(&mut self, page: String) -> Result<String, WitError> {
         let bridge = self.page(&page)?;
-        bridge.snapshot(&self.access.plugin, &page, self.deadline)
+        bridge.snapshot(
+            &self.access.plugin,
+            &self.access.grants,
+            &page,
+            self.deadline,
+        )
     }
 
     fn text(&mut self, page: String) -> Result<String, WitError> {
@@ -206,6 +275,11 @@ impl browser::Host for HostState {
     }
 
     fn close(&mut self, page: String) {
+        // Only a page this call opened: another call's pages are its own.
+        let Some(at) = self.pages.iter().position(|p| *p == page) else {
+            return;
+        };
+        self.pages.remove(at);
         if let Ok(bridge) = self.bridge() {
             bridge.close(&self.access.plugin, &page, self.deadline);
         }
@@ -213,10 +287,16 @@ impl browser::Host for HostState {
 }
 
 impl HostState {
-    /// The browser, for reading `page`: where the page is now must still be
-    /// a host the plugin may reach (a page can navigate itself elsewhere).
+    /// The browser, for reading `page`: a page this call opened, and where
+    /// it is now must still be a host the plugin may reach (a page can
+    /// navigate itself elsewhere).
     fn page(&self, page: &str) -> Result<Arc<dyn BrowserBridge>, WitError> {
         let bridge = self.bridge()?;
+        if !self.pages.iter().any(|p| p == page) {
+            return Err(WitError::NotFound(format!(
+                "no page {page:?} is open in this call (pages live as long as the call that opened them)"
+            )));
+        }
         let now = bridge.url(&self.access.plugin, page, self.deadline)?;
         let url = url::Url::parse(&now)
             .map_err(|_| WitError::Denied(format!("the page is at {now:?} now")))?;
@@ -238,6 +318,15 @@ impl HostState {
             .browser
             .clone()
             .ok_or_else(|| WitError::Unsupported("no browser in this host".into()))
+    }
+
+    /// The ports no plugin may reach (none without a daemon).
+    fn reserved(&self) -> Reserved {
+        self.access
+            .browser
+            .as_ref()
+            .map(|b| b.reserved())
+            .unwrap_or_default()
     }
 }
 
@@ -466,6 +555,7 @@ impl HostState {
             .grants
             .check_url(url, &ips)
             .map_err(WitError::Denied)?;
+        self.reserved().check(url, &ips).map_err(WitError::Denied)?;
         Ok(addrs)
     }
 }

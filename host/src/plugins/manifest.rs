@@ -250,6 +250,14 @@ mod tests {
                 "id",
             ),
             (
+                GOOD.replace("api.example.com", "localhost"),
+                "capabilities.http",
+            ),
+            (
+                GOOD.replace("api.example.com", "127.0.0.1"),
+                "capabilities.http",
+            ),
+            (
                 format!("{GOOD}\n[limits]\nmemory_mb = 0\n"),
                 "limits.memory_mb",
             ),

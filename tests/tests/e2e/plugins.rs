@@ -241,3 +241,221 @@ fn a_thousand_calls_keep_working() {
         rig.still_serves();
     }
 }
+
+// Through the daemon: the browser import and the http import held to the
+// plugin's grant in every frame, on every port, and for as long as a call.
+
+mod through_the_daemon {
+    use serde_json::{Value, json};
+
+    use super::super::providers::{
+        install_sandbox_guest, install_sandbox_guest_within, sandbox_guest_dir,
+    };
+    use crate::{Daemon, web};
+
+    const SESSION: &str = "plugin-sandbox-guest";
+
+    fn search(d: &Daemon, query: &str) -> Value {
+        d.ok(
+            "default",
+            "search",
+            json!({ "query": query, "source": "all" }),
+        )
+    }
+
+    /// The first failure's code and message.
+    fn failure(out: &Value) -> (String, String) {
+        let f = &out["failures"][0];
+        (
+            f["code"].as_str().unwrap_or_default().to_string(),
+            f["message"].as_str().unwrap_or_default().to_string(),
+        )
+    }
+
+    fn plugin_tabs(d: &Daemon) -> Vec<Value> {
+        let r = d.cmd(SESSION, "tabs", json!({}));
+        assert_eq!(r["ok"], true, "{r}");
+        r["result"]["tabs"].as_array().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_plugin_page_shows_and_loads_only_granted_frames_no_permission() {
+        let d = Daemon::start().expect("daemon");
+        // Granted 127.0.0.1:PORT; the page frames localhost:PORT (the same
+        // server under another name: another origin, not granted).
+        let host = format!("127.0.0.1:{}", web().port());
+        let _dir = install_sandbox_guest(&d, &format!("http = [\"{host}\"]\nbrowser = \"read\""));
+        let out = search(&d, &format!("read:{}", web().url("grants/framed.html")));
+        assert_eq!(out["failures"], json!([]), "{out}");
+        let hit = &out["results"][0];
+        let outline = hit["snippet"].as_str().unwrap_or_default();
+        let text = hit["extra"]["text"].as_str().unwrap_or_default();
+        let extract = hit["extra"]["extract"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("probes done"),
+            "the page's probes ran: {text}"
+        );
+        // Reads: nothing of the other host's frame, nor of an opaque one;
+        // the page's own frame still shows.
+        for read in [outline, text, extract] {
+            assert!(!read.contains("SECRET-FRAME-TEXT"), "{read}");
+            assert!(!read.contains("OPAQUE-FRAME-TEXT"), "{read}");
+        }
+        assert!(outline.contains("OWN-FRAME-TEXT"), "{outline}");
+        assert!(outline.contains("frame withheld"), "{outline}");
+        // Loads: the frame never ran and the image never came, so no
+        // screenshot can show them either.
+        assert!(
+            !text.contains("secret frame loaded"),
+            "the ungranted frame loaded: {text}"
+        );
+        assert!(
+            text.contains("other-host image blocked"),
+            "the ungranted image loaded: {text}"
+        );
+        assert_eq!(hit["extra"]["png"], "true", "{out}");
+    }
+
+    #[test]
+    fn a_local_host_granted_without_a_port_is_refused_at_install_no_permission() {
+        let d = Daemon::start().expect("daemon");
+        for bare in ["localhost", "127.0.0.1", "192.168.1.10"] {
+            let dir = sandbox_guest_dir(&format!("http = [\"{bare}\"]"), 2000);
+            let r = d.cmd(
+                "default",
+                "plugin_install",
+                json!({ "path": dir.path(), "grant": true }),
+            );
+            assert_eq!(r["error"]["code"], "invalid_argument", "{bare}: {r}");
+            let msg = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                msg.contains("capabilities.http") && msg.contains("name the one port"),
+                "{bare}: {msg}"
+            );
+        }
+        assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+    }
+
+    #[test]
+    fn the_daemon_and_browser_devtools_ports_are_never_reachable_no_permission() {
+        let d = Daemon::start().expect("daemon");
+        let devtools = Devtools::start();
+        d.ok(
+            "connected",
+            "connect",
+            json!({ "endpoint": format!("http://127.0.0.1:{}", devtools.port) }),
+        );
+        // Even granted by exact host and port, the daemon's own port and a
+        // connected browser's DevTools port stay shut.
+        let daemon_host = format!("127.0.0.1:{}", d.port());
+        let devtools_host = format!("127.0.0.1:{}", devtools.port);
+        let web_host = format!("127.0.0.1:{}", web().port());
+        let _dir = install_sandbox_guest(
+            &d,
+            &format!(
+                "http = [\"{daemon_host}\", \"{devtools_host}\", \"{web_host}\"]\nbrowser = \"read\""
+            ),
+        );
+        for query in [
+            format!("fetch:http://{daemon_host}/ping"),
+            format!("fetch:http://{devtools_host}/json/list"),
+            format!("browse:http://{daemon_host}/ping"),
+            format!("browse:http://{devtools_host}/json/list"),
+        ] {
+            let out = search(&d, &query);
+            let (code, msg) = failure(&out);
+            assert_eq!(code, "policy_blocked", "{query}: {out}");
+            assert!(msg.contains("belongs to webrig"), "{query}: {msg}");
+        }
+        // The same grant still reaches the fixture web.
+        let out = search(&d, &format!("fetch:{}", web().url("nav/a.html")));
+        assert_eq!(out["failures"], json!([]), "{out}");
+    }
+
+    #[test]
+    fn pages_a_call_opened_close_when_it_fails_before_close() {
+        let d = Daemon::start().expect("daemon");
+        let host = format!("127.0.0.1:{}", web().port());
+        let _dir = install_sandbox_guest_within(
+            &d,
+            &format!("http = [\"{host}\"]\nbrowser = \"read\""),
+            5000,
+        );
+        let url = web().url("nav/a.html");
+        // The browser starts once, outside the failing calls' deadlines.
+        let out = search(&d, &format!("browse:{url}"));
+        assert_eq!(out["failures"], json!([]), "{out}");
+        for how in ["err", "panic", "loop"] {
+            let out = search(&d, &format!("leave-open:{how}:{url}"));
+            assert_ne!(out["failures"], json!([]), "{how}: {out}");
+            assert_ne!(failure(&out).0, "circuit_open", "{how}: {out}");
+            let tabs = plugin_tabs(&d);
+            assert!(tabs.is_empty(), "{how} left pages open: {tabs:?}");
+            // A success in between keeps the provider's circuit closed.
+            assert_eq!(search(&d, "ok")["failures"], json!([]));
+        }
+        // A page id from another call is not this call's to read.
+        let out = search(&d, "read-page:t1");
+        let (_, msg) = failure(&out);
+        assert!(msg.contains("no page \"t1\" is open in this call"), "{out}");
+    }
+
+    /// A Chromium with a DevTools port, as a user would `connect` to.
+    struct Devtools {
+        child: std::process::Child,
+        port: u16,
+        _profile: tempfile::TempDir,
+    }
+
+    impl Devtools {
+        fn start() -> Devtools {
+            let exe = [
+                "/usr/lib/chromium/chromium",
+                "/usr/bin/chromium",
+                "/usr/bin/google-chrome",
+            ]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .expect("a Chromium");
+            let profile = tempfile::tempdir().expect("profile");
+            let child = std::process::Command::new(exe)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                ])
+                .arg("--remote-debugging-port=0")
+                .arg(format!("--user-data-dir={}", profile.path().display()))
+                .arg("about:blank")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("chromium starts");
+            let port_file = profile.path().join("DevToolsActivePort");
+            let start = std::time::Instant::now();
+            let port = loop {
+                if let Some(port) = std::fs::read_to_string(&port_file)
+                    .ok()
+                    .and_then(|s| s.lines().next().and_then(|l| l.parse().ok()))
+                {
+                    break port;
+                }
+                assert!(start.elapsed().as_secs() < 20, "no DevToolsActivePort");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            };
+            Devtools {
+                child,
+                port,
+                _profile: profile,
+            }
+        }
+    }
+
+    impl Drop for Devtools {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

@@ -607,12 +607,33 @@ fn provider_errors_are_typed_and_not_counted_against_health() {
     assert_eq!(status[0]["breaker"], "closed", "{status}");
 }
 
-/// The sandbox guest installed with a manifest asking for `asks`.
-fn install_sandbox_guest(d: &Daemon, capabilities: &str) -> tempfile::TempDir {
+/// The sandbox guest installed with a manifest asking for `capabilities`.
+pub fn install_sandbox_guest(d: &Daemon, capabilities: &str) -> tempfile::TempDir {
+    install_sandbox_guest_within(d, capabilities, 20_000)
+}
+
+/// The same, with a call deadline of `time_ms`.
+pub fn install_sandbox_guest_within(
+    d: &Daemon,
+    capabilities: &str,
+    time_ms: u32,
+) -> tempfile::TempDir {
+    let dir = sandbox_guest_dir(capabilities, time_ms);
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": dir.path(), "grant": true }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    dir
+}
+
+/// A folder holding the sandbox guest and a manifest asking for `capabilities`.
+pub fn sandbox_guest_dir(capabilities: &str, time_ms: u32) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("dir");
     let manifest = format!(
         "id = \"sandbox-guest\"\nversion = \"0.1.0\"\nkind = \"provider\"\nwit = \"0.1.0\"\n\
-         component = \"sandbox_guest.wasm\"\n[capabilities]\n{capabilities}\n[limits]\ntime_ms = 20000\n"
+         component = \"sandbox_guest.wasm\"\n[capabilities]\n{capabilities}\n[limits]\ntime_ms = {time_ms}\n"
     );
     std::fs::write(dir.path().join("plugin.toml"), manifest).expect("write");
     std::fs::copy(
@@ -620,12 +641,6 @@ fn install_sandbox_guest(d: &Daemon, capabilities: &str) -> tempfile::TempDir {
         dir.path().join("sandbox_guest.wasm"),
     )
     .expect("copy");
-    let r = d.cmd(
-        "default",
-        "plugin_install",
-        json!({ "path": dir.path(), "grant": true }),
-    );
-    assert_eq!(r["ok"], true, "{r}");
     dir
 }
 

@@ -1,6 +1,7 @@
 //! A misbehaving provider for the sandbox tests: `search` does what its
 //! query says — loop forever, allocate without end, recurse without end,
-//! panic, return too much, fetch a URL, open the browser.
+//! panic, return too much, fetch a URL, open the browser, read a page with
+//! frames, leave a page open and fail.
 
 wit_bindgen::generate!({
     world: "provider-plugin",
@@ -85,6 +86,55 @@ impl Guest for Sandbox {
                     ("page".into(), page),
                 ];
                 Ok(vec![it])
+            }
+            // Waits for the page's probes (its text says "probes done"),
+            // then reads it every way.
+            _ if q.starts_with("read:") => {
+                let page = browser::open(&q["read:".len()..])?;
+                let mut text = String::new();
+                for _ in 0..80 {
+                    text = browser::text(&page)?;
+                    if text.contains("probes done") {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                let outline = browser::snapshot(&page)?;
+                let all = browser::extract(&page, "p")?.join("\n");
+                let png = browser::screenshot(&page)?;
+                browser::close(&page);
+                let mut it = item("read".into());
+                it.snippet = outline;
+                it.extra = vec![
+                    ("text".into(), text),
+                    ("extract".into(), all),
+                    ("png".into(), (png.starts_with(b"\x89PNG")).to_string()),
+                ];
+                Ok(vec![it])
+            }
+            // `leave-open:HOW:URL`: opens a page, then fails without
+            // closing it: an error (`err`), a panic, or the deadline (`loop`).
+            _ if q.starts_with("leave-open:") => {
+                let rest = &q["leave-open:".len()..];
+                let (how, url) = rest
+                    .split_once(':')
+                    .ok_or_else(|| Error::InvalidInput("leave-open:HOW:URL".into()))?;
+                let page = browser::open(url)?;
+                match how {
+                    "err" => Err(Error::Upstream(format!("failed with {page} open"))),
+                    "panic" => panic!("the guest panicked with {page} open"),
+                    _ => {
+                        let mut x: u64 = 0;
+                        loop {
+                            x = std::hint::black_box(x.wrapping_add(1));
+                        }
+                    }
+                }
+            }
+            // Reads a page id it did not open in this call.
+            _ if q.starts_with("read-page:") => {
+                let text = browser::text(&q["read-page:".len()..])?;
+                Ok(vec![item(text)])
             }
             _ => match q.strip_prefix("fetch:") {
                 Some(url) => {

@@ -85,7 +85,11 @@ pub fn run(dir: &Path, browser: &[String]) -> anyhow::Result<()> {
 /// Accepts clients; each replaces the one before.
 fn accept(listener: UnixListener, client: Client, to_browser: Arc<Mutex<std::io::PipeWriter>>) {
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let Ok(stream) = stream else {
+            // Out of descriptors, most likely: wait rather than spin.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            continue;
+        };
         let Ok(reader) = stream.try_clone() else {
             continue;
         };

@@ -16,6 +16,9 @@ use super::launch::{self, LaunchOptions};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 
+/// How long a page the browser opened by itself may take to attach.
+const ADOPT_PATIENCE: Duration = Duration::from_secs(2);
+
 /// How a binding names a browser reached through its keeper's socket.
 const PIPE_PREFIX: &str = "pipe:";
 
@@ -404,6 +407,14 @@ impl SessionState {
                     break;
                 };
                 if event.session_id.is_none()
+                    && event.method == "Target.targetDestroyed"
+                    && let Some(id) = event.params["targetId"].as_str()
+                    && let Ok(mut list) = pending.lock()
+                {
+                    list.retain(|t| t != id);
+                    continue;
+                }
+                if event.session_id.is_none()
                     && event.method == "Target.targetCreated"
                     && event.params["targetInfo"]["type"] == "page"
                     && let Some(id) = event.params["targetInfo"]["targetId"].as_str()
@@ -437,9 +448,13 @@ impl SessionState {
             {
                 continue;
             }
-            // A page that closed again in the meantime is simply skipped.
-            if let Err(e) = self.attach(&target).await {
-                tracing::debug!(error = %e, "not adopting a new page");
+            // A page that closed again in the meantime is simply skipped;
+            // the bound keeps one that closes mid-attach (whose calls may
+            // never be answered) from holding the session.
+            match tokio::time::timeout(ADOPT_PATIENCE, self.attach(&target)).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::debug!(error = %e, "not adopting a new page"),
+                Err(_) => tracing::debug!(%target, "a new page did not attach in time"),
             }
         }
     }

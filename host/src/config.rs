@@ -393,7 +393,11 @@ mod tests {
         assert_eq!(sessions_for(Some(2 * 1024), 200), 5);
         assert_eq!(sessions_for(Some(512), 200), 1, "at least one");
         assert_eq!(sessions_for(Some(1 << 30), 200), 128, "at most 128");
-        assert_eq!(sessions_for(None, 200), 16, "unknown memory: a modest default");
+        assert_eq!(
+            sessions_for(None, 200),
+            16,
+            "unknown memory: a modest default"
+        );
     }
 
     #[test]

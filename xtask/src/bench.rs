@@ -20,21 +20,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .unwrap_or(300);
     if args.iter().any(|a| a == "flood") {
         // Only the connection flood (quick): `cargo xtask bench flood`.
-        setup::cargo(&["build", "--release", "--package", "webrig", "--package", "webrig-tests", "--bins"])?;
+        setup::build_bins(true)?;
         return super::bench_flood::run(&Rig::start("release")?);
     }
     setup::ensure_browser()?;
     setup::build_plugins()?;
     setup::step("building release binaries");
-    setup::cargo(&[
-        "build",
-        "--release",
-        "--package",
-        "webrig",
-        "--package",
-        "webrig-tests",
-        "--bins",
-    ])?;
+    setup::build_bins(true)?;
 
     // Cold start: a fresh home and port each time, so the daemon and the
     // browser both start inside the measured command.

@@ -45,8 +45,8 @@ fn get(port: u16, head: &str) -> Result<(u16, Duration), String> {
 pub fn run(rig: &Rig) -> Result<(), String> {
     rig.run_ok(&["sessions"])?; // starts the daemon
     let port = rig.port();
-    let token = std::fs::read_to_string(rig.home().join("token"))
-        .map_err(|e| format!("token: {e}"))?;
+    let token =
+        std::fs::read_to_string(rig.home().join("token")).map_err(|e| format!("token: {e}"))?;
     let ping = format!("GET /ping HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     let body = r#"{"command":"sessions"}"#;
     let command = format!(

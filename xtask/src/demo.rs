@@ -8,14 +8,7 @@ pub fn run() -> Result<(), String> {
     let browser = setup::ensure_browser()?;
     setup::build_plugins()?;
     setup::step("building webrig and the fixture web server");
-    setup::cargo(&[
-        "build",
-        "--package",
-        "webrig",
-        "--package",
-        "webrig-tests",
-        "--bins",
-    ])?;
+    setup::build_bins(false)?;
     let rig = Rig::start("debug")?;
     let shot_dir = std::env::temp_dir().join(format!("webrig-demo-{}", std::process::id()));
     std::fs::create_dir_all(&shot_dir).map_err(|e| e.to_string())?;

@@ -22,6 +22,22 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| root().join("target"))
 }
 
+/// Builds `webrig` and the test binaries (fixture web server) with `profile`.
+pub fn build_bins(release: bool) -> Result<(), String> {
+    let mut args = vec![
+        "build",
+        "--package",
+        "webrig",
+        "--package",
+        "webrig-tests",
+        "--bins",
+    ];
+    if release {
+        args.push("--release");
+    }
+    cargo(&args)
+}
+
 pub fn cargo(args: &[&str]) -> Result<(), String> {
     cargo_env(args, &[])
 }

@@ -110,12 +110,13 @@ impl Connection {
     /// Connects to a browser keeper's Unix socket (see `keeper`): the
     /// browser's `--remote-debugging-pipe`, NUL-terminated JSON messages.
     pub async fn connect_unix(path: &std::path::Path) -> Result<Connection, CdpError> {
-        let stream = tokio::net::UnixStream::connect(path)
-            .await
-            .map_err(|e| CdpError::Connect {
-                url: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
+        let stream =
+            tokio::net::UnixStream::connect(path)
+                .await
+                .map_err(|e| CdpError::Connect {
+                    url: path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
         let (read, write) = stream.into_split();
         let sink = futures_util::sink::unfold(write, |mut write, text: String| async move {
             use tokio::io::AsyncWriteExt;

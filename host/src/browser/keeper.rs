@@ -59,9 +59,7 @@ pub fn run(dir: &Path, browser: &[String]) -> anyhow::Result<()> {
         },
     ])
     .context("mapping the pipe")?;
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("starting {exe}"))?;
+    let mut child = cmd.spawn().with_context(|| format!("starting {exe}"))?;
     // The command holds our copies of the browser's ends; dropping it closes
     // them, so the browser's exit is seen as end of file on `from_browser`.
     drop(cmd);
@@ -181,10 +179,7 @@ pub struct Started {
 
 /// Starts `webrig browser-keeper` for `browser` (executable first) and waits
 /// for its `ready` line. `stderr` receives the keeper's and the browser's logs.
-pub async fn start(
-    browser: &[String],
-    stderr: std::fs::File,
-) -> Result<Started, String> {
+pub async fn start(browser: &[String], stderr: std::fs::File) -> Result<Started, String> {
     let dir = tempfile::Builder::new()
         .prefix("webrig-cdp-")
         .tempdir()
@@ -241,6 +236,9 @@ mod tests {
         assert!(read_message(&mut input, &mut out).expect("read"));
         assert_eq!(out, b"{\"id\":2}\0");
         out.clear();
-        assert!(!read_message(&mut input, &mut out).expect("read"), "a partial tail is dropped");
+        assert!(
+            !read_message(&mut input, &mut out).expect("read"),
+            "a partial tail is dropped"
+        );
     }
 }

@@ -323,7 +323,9 @@ impl SessionState {
                     self.name, self.launch_memory_mib
                 ),
             )
-            .with_hint("close sessions you no longer need (webrig sessions; webrig --session NAME close)"));
+            .with_hint(
+                "close sessions you no longer need (webrig sessions; webrig --session NAME close)",
+            ));
         }
         self.replace_browser(Browser::launch(opts).await?).await
     }

@@ -98,7 +98,12 @@ const WINDOW: Duration = Duration::from_secs(60);
 
 impl Limiter {
     /// Counts one event; `Err(retry_after)` once over `per_minute`.
-    pub fn hit(&mut self, purpose: Purpose, caller: Caller, per_minute: u32) -> Result<(), Duration> {
+    pub fn hit(
+        &mut self,
+        purpose: Purpose,
+        caller: Caller,
+        per_minute: u32,
+    ) -> Result<(), Duration> {
         let now = Instant::now();
         let slot = &mut self.windows[purpose as usize][caller as usize];
         let (start, count) = match slot {
@@ -153,9 +158,7 @@ mod tests {
         let mut l = Limiter::default();
         assert!(l.hit(Purpose::Pair, Caller::Loopback, 2).is_ok());
         assert!(l.hit(Purpose::Pair, Caller::Loopback, 2).is_ok());
-        let retry = l
-            .hit(Purpose::Pair, Caller::Loopback, 2)
-            .expect_err("over");
+        let retry = l.hit(Purpose::Pair, Caller::Loopback, 2).expect_err("over");
         assert!(retry <= WINDOW && retry > Duration::from_secs(50));
         assert!(
             l.hit(Purpose::Pair, Caller::Local, 2).is_ok(),

@@ -119,7 +119,12 @@ impl Door for tokio::net::UnixListener {
 
 /// Serves `app` on `door` until `stop` turns true; then lets running
 /// requests finish.
-pub async fn serve(mut door: impl Door, app: Router, rules: Rules, mut stop: watch::Receiver<bool>) {
+pub async fn serve(
+    mut door: impl Door,
+    app: Router,
+    rules: Rules,
+    mut stop: watch::Receiver<bool>,
+) {
     let table = Arc::new(Mutex::new(Table::default()));
     let mut tasks = tokio::task::JoinSet::new();
     loop {

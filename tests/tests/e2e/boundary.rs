@@ -163,7 +163,10 @@ fn rate_limits_answer_429_with_retry_after() {
         Daemon::start_with_config("[limits]\nunauthenticated_per_minute = 3\n").expect("daemon");
     let pair = r#"{"code": "000000"}"#;
     for _ in 0..3 {
-        assert_eq!(d.http("POST", "/pair", Some(pair), &[("Origin", EXT)]).0.0, 401);
+        assert_eq!(
+            d.http("POST", "/pair", Some(pair), &[("Origin", EXT)]).0.0,
+            401
+        );
     }
     let ((status, body), headers) = d.http("POST", "/pair", Some(pair), &[("Origin", EXT)]);
     assert_eq!(status, 429, "{body}");

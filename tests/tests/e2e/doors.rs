@@ -18,7 +18,12 @@ const EXT_B: &str = "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba";
 /// Parent pid of `pid`, from /proc/PID/stat (the field after the `)`).
 fn ppid(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// `root` and every process below it.
@@ -246,10 +251,8 @@ fn open_fds(pid: u32) -> usize {
 
 #[test]
 fn a_connection_flood_leaves_ping_the_api_and_the_cli_working() {
-    let d = Daemon::start_with_config(
-        "[limits]\nconnections = 128\nheader_timeout_ms = 1500\n",
-    )
-    .expect("daemon");
+    let d = Daemon::start_with_config("[limits]\nconnections = 128\nheader_timeout_ms = 1500\n")
+        .expect("daemon");
     let fds_before = open_fds(d.pid());
     let mut flood = Vec::new();
     for _ in 0..3000 {
@@ -283,13 +286,16 @@ fn a_connection_flood_leaves_ping_the_api_and_the_cli_working() {
             still_open += 1;
         }
     }
-    assert_eq!(still_open, 0, "half-open connections outlived the header timeout");
+    assert_eq!(
+        still_open, 0,
+        "half-open connections outlived the header timeout"
+    );
 }
 
 /// A pairing try from `from` with `origin`: its status.
 fn pair_with(port: u16, from: [u8; 4], origin: Option<&str>) -> u16 {
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-        .expect("socket");
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("socket");
     socket
         .bind(&SocketAddr::from((from, 0)).into())
         .expect("bind source");
@@ -346,7 +352,11 @@ fn every_refusal_is_the_error_envelope() {
         assert_eq!(status, want_status, "{body}");
         assert_eq!(body["ok"], false, "{body}");
         assert_eq!(body["error"]["code"], code, "{body}");
-        assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
     };
     let big = format!("{{\"code\": \"{}\"}}", "1".repeat((2 << 20) + 10));
     check(
@@ -354,12 +364,21 @@ fn every_refusal_is_the_error_envelope() {
         413,
         "limit_exceeded",
     );
-    check(d.http("GET", "/command", None, &[]).0, 405, "invalid_argument");
-    check(d.http("POST", "/ping", Some(""), &[]).0, 405, "invalid_argument");
+    check(
+        d.http("GET", "/command", None, &[]).0,
+        405,
+        "invalid_argument",
+    );
+    check(
+        d.http("POST", "/ping", Some(""), &[]).0,
+        405,
+        "invalid_argument",
+    );
     check(d.http("GET", "/nope", None, &[]).0, 404, "not_found");
     let token = format!("Bearer {}", d.token());
     check(
-        d.http("GET", "/nope/deeper", None, &[("Authorization", &token)]).0,
+        d.http("GET", "/nope/deeper", None, &[("Authorization", &token)])
+            .0,
         404,
         "not_found",
     );
@@ -379,11 +398,17 @@ fn the_http_api_cannot_name_local_files_unless_allowed() {
         ("launch", json!({ "browser_path": "/bin/sh" })),
         ("launch", json!({ "profile": "/tmp" })),
         ("screenshot", json!({ "path": "/tmp/doors-shot.png" })),
-        ("upload", json!({ "target": "input", "files": [file.display().to_string()] })),
+        (
+            "upload",
+            json!({ "target": "input", "files": [file.display().to_string()] }),
+        ),
         ("plugin_install", json!({ "path": "/tmp/x.wasm" })),
     ] {
         let resp = tcp(command, args.clone());
-        assert_eq!(resp["error"]["code"], "forbidden", "{command} {args}: {resp}");
+        assert_eq!(
+            resp["error"]["code"], "forbidden",
+            "{command} {args}: {resp}"
+        );
         assert!(
             resp["error"]["hint"]
                 .as_str()
@@ -398,8 +423,7 @@ fn the_http_api_cannot_name_local_files_unless_allowed() {
     let resp = tcp("goto", json!({ "url": web().url("nav/b.html") }));
     assert_eq!(resp["ok"], true, "{resp}");
 
-    let allowed =
-        Daemon::start_with_config("[access]\nhttp_local_files = true\n").expect("daemon");
+    let allowed = Daemon::start_with_config("[access]\nhttp_local_files = true\n").expect("daemon");
     let resp = allowed.request_tcp(json!({
         "session": "files", "command": "goto", "args": { "url": file_url }
     }));
@@ -409,12 +433,20 @@ fn the_http_api_cannot_name_local_files_unless_allowed() {
 
 #[test]
 fn a_browser_is_not_started_without_the_memory_it_needs() {
-    let d = Daemon::start_with_config("[limits]\nmin_free_memory_mib = 100000000\n")
-        .expect("daemon");
-    let err = d.err("mem", "goto", json!({ "url": web().url("nav/a.html") }), "limit_exceeded");
+    let d =
+        Daemon::start_with_config("[limits]\nmin_free_memory_mib = 100000000\n").expect("daemon");
+    let err = d.err(
+        "mem",
+        "goto",
+        json!({ "url": web().url("nav/a.html") }),
+        "limit_exceeded",
+    );
     let message = err["message"].as_str().unwrap_or_default();
     assert!(message.contains("MiB"), "{err}");
-    assert!(err["hint"].as_str().is_some_and(|h| h.contains("close")), "{err}");
+    assert!(
+        err["hint"].as_str().is_some_and(|h| h.contains("close")),
+        "{err}"
+    );
     // Nothing was started.
     let sessions = d.ok("mem", "sessions", json!({}));
     assert!(

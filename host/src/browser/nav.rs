@@ -27,8 +27,13 @@ pub enum LoadState {
     Commit,
     /// HTML parsed, deferred scripts ran.
     Domcontentloaded,
-    /// The load event fired (images, styles, frames done).
+    /// The page can be used: the load event fired, or the network went
+    /// idle, or the DOM has been ready for a few seconds while something
+    /// still loads (a script from an unreachable host must not hold the
+    /// agent for the whole timeout); what still loads is reported.
     #[default]
+    Usable,
+    /// The load event fired (images, styles, frames done), however long it takes.
     Load,
     /// No network connections for 500 ms.
     Networkidle,
@@ -39,7 +44,7 @@ impl LoadState {
         match self {
             LoadState::Commit => "commit",
             LoadState::Domcontentloaded => "DOMContentLoaded",
-            LoadState::Load => "load",
+            LoadState::Usable | LoadState::Load => "load",
             LoadState::Networkidle => "networkIdle",
         }
     }
@@ -49,7 +54,20 @@ impl LoadState {
 pub struct Navigated {
     pub url: String,
     pub title: String,
+    /// When the page was returned as usable before its load event: what it
+    /// was still loading (resource URLs, or `load event` when none is known).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+    /// A dialog that was open when this navigation started: leaving the
+    /// page answered it (alerts, confirms and prompts dismissed, a
+    /// beforeunload accepted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dismissed_dialog: Option<super::tab::Dialog>,
 }
+
+/// How long a page whose DOM is ready may keep loading before a `usable`
+/// navigation returns it anyway.
+const USABLE_GRACE: Duration = Duration::from_secs(3);
 
 /// Normalizes what a user typed: `example.com` → `https://example.com/`,
 /// `localhost:8080` → `http://localhost:8080/`.
@@ -88,6 +106,8 @@ pub(crate) struct NavWatch {
     session: String,
     committed: Option<String>,
     seen: HashMap<String, HashSet<String>>,
+    /// When each loader's DOM became ready.
+    dom_ready: HashMap<String, Instant>,
     same_document: bool,
 }
 
@@ -98,6 +118,7 @@ impl NavWatch {
             session: tab.cdp().id().to_string(),
             committed: None,
             seen: HashMap::new(),
+            dom_ready: HashMap::new(),
             same_document: false,
         }
     }
@@ -116,6 +137,9 @@ impl NavWatch {
             "Page.lifecycleEvent" if p["frameId"] == self.frame.as_str() => {
                 let loader = p["loaderId"].as_str().unwrap_or_default().to_string();
                 let name = p["name"].as_str().unwrap_or_default().to_string();
+                if name == "DOMContentLoaded" {
+                    self.dom_ready.entry(loader.clone()).or_insert_with(Instant::now);
+                }
                 self.seen.entry(loader).or_default().insert(name);
             }
             "Page.frameNavigated" if p["frame"]["id"] == self.frame.as_str() => {
@@ -143,11 +167,33 @@ impl NavWatch {
         let Some(loader) = &self.committed else {
             return false;
         };
-        until == LoadState::Commit
+        let seen = |name: &str| self.seen.get(loader).is_some_and(|n| n.contains(name));
+        match until {
+            LoadState::Commit => true,
+            LoadState::Usable => {
+                seen("load")
+                    || seen("networkIdle")
+                    || self.usable_at().is_some_and(|at| Instant::now() >= at)
+            }
+            other => seen(other.lifecycle_name()),
+        }
+    }
+
+    /// When a `usable` wait gives up on the load event: a while after the
+    /// committed document's DOM became ready.
+    fn usable_at(&self) -> Option<Instant> {
+        let loader = self.committed.as_ref()?;
+        self.dom_ready.get(loader).map(|at| *at + USABLE_GRACE)
+    }
+
+    /// True when the committed document fired its load event.
+    pub(crate) fn loaded(&self) -> bool {
+        self.same_document
             || self
-                .seen
-                .get(loader)
-                .is_some_and(|names| names.contains(until.lifecycle_name()))
+                .committed
+                .as_ref()
+                .and_then(|l| self.seen.get(l))
+                .is_some_and(|n| n.contains("load"))
     }
 
     /// Consumes events until done or the deadline passes.
@@ -160,8 +206,13 @@ impl NavWatch {
         what: &str,
     ) -> Result<(), ApiError> {
         while !self.done(until) {
-            match tokio::time::timeout_at(deadline, events.recv()).await {
+            let wake = match (until, self.usable_at()) {
+                (LoadState::Usable, Some(at)) => at.min(deadline),
+                _ => deadline,
+            };
+            match tokio::time::timeout_at(wake, events.recv()).await {
                 Ok(Ok(event)) => self.observe(&event),
+                Err(_) if wake < deadline => {} // the grace ended: done() says so
                 Ok(Err(RecvError::Lagged(_))) => {
                     // Events were lost: fall back to the document's own state.
                     if ready_state_reached(tab, until).await {
@@ -189,7 +240,7 @@ async fn ready_state_reached(tab: &Tab, until: LoadState) -> bool {
     };
     match until {
         LoadState::Commit => true,
-        LoadState::Domcontentloaded => state != "loading",
+        LoadState::Domcontentloaded | LoadState::Usable => state != "loading",
         LoadState::Load | LoadState::Networkidle => state == "complete",
     }
 }
@@ -218,7 +269,45 @@ pub async fn goto(
     watch
         .run(&mut events, tab, until, deadline, &format!("loading {url}"))
         .await?;
-    current(tab).await
+    arrived(tab, &watch, until).await
+}
+
+/// The page a navigation reached; for a `usable` one returned before its
+/// load event, with what it still loads.
+async fn arrived(tab: &Tab, watch: &NavWatch, until: LoadState) -> Result<Navigated, ApiError> {
+    let mut out = current(tab).await?;
+    if until == LoadState::Usable && !watch.loaded() {
+        out.pending = pending_resources(tab).await;
+    }
+    Ok(out)
+}
+
+/// Resources the page references that have not finished loading: elements
+/// whose URL has no resource timing entry yet (entries appear when a load
+/// ends), and images not complete. At most 10.
+async fn pending_resources(tab: &Tab) -> Vec<String> {
+    const PROBE: &str = r#"(() => {
+        const done = new Set(performance.getEntriesByType('resource').map((e) => e.name));
+        const out = [];
+        const add = (u) => { if (u && !done.has(u) && !out.includes(u) && out.length < 10) out.push(u); };
+        for (const el of document.querySelectorAll('script[src], link[rel~="stylesheet"][href], iframe[src]')) {
+            add(el.src || el.href);
+        }
+        for (const img of document.images) if (!img.complete) add(img.currentSrc || img.src);
+        return out;
+    })()"#;
+    let listed: Vec<String> = match tab.eval(PROBE).await {
+        Ok(Value::Array(items)) => items
+            .into_iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if listed.is_empty() {
+        vec!["load event".to_string()]
+    } else {
+        listed
+    }
 }
 
 /// Goes `delta` steps through the tab's history (-1 back, +1 forward).
@@ -243,19 +332,21 @@ pub async fn history(
         json!({ "entryId": entry["id"] }),
     )
     .await?;
-    NavWatch::new(tab)
+    let mut watch = NavWatch::new(tab);
+    watch
         .run(&mut events, tab, until, deadline, "the history navigation")
         .await?;
-    current(tab).await
+    arrived(tab, &watch, until).await
 }
 
 pub async fn reload(tab: &Tab, until: LoadState, deadline: Instant) -> Result<Navigated, ApiError> {
     let mut events = tab.cdp().connection().subscribe();
     tab.call("Page.reload", json!({})).await?;
-    NavWatch::new(tab)
+    let mut watch = NavWatch::new(tab);
+    watch
         .run(&mut events, tab, until, deadline, "the reload")
         .await?;
-    current(tab).await
+    arrived(tab, &watch, until).await
 }
 
 /// The tab's URL and title, read from the page.
@@ -264,6 +355,8 @@ pub async fn current(tab: &Tab) -> Result<Navigated, ApiError> {
     Ok(Navigated {
         url: v[0].as_str().unwrap_or_default().to_string(),
         title: v[1].as_str().unwrap_or_default().to_string(),
+        pending: Vec::new(),
+        dismissed_dialog: None,
     })
 }
 
@@ -410,7 +503,9 @@ fn probe_script(c: &Condition) -> Result<String, ApiError> {
         }
         Condition::Load(state) => match state {
             LoadState::Commit => "true".to_string(),
-            LoadState::Domcontentloaded => "document.readyState !== 'loading'".to_string(),
+            LoadState::Domcontentloaded | LoadState::Usable => {
+                "document.readyState !== 'loading'".to_string()
+            }
             _ => "document.readyState === 'complete'".to_string(),
         },
         Condition::Script(src) => src.clone(),

@@ -637,6 +637,14 @@ impl SessionState {
             .collect())
     }
 
+    /// Dialogs open on the session's tabs, by tab id.
+    pub fn open_dialogs(&self) -> Vec<(String, super::tab::Dialog)> {
+        self.tabs
+            .iter()
+            .filter_map(|t| Some((t.id().to_string(), t.dialog()?)))
+            .collect()
+    }
+
     /// Ends the session: closes a launched browser, disconnects a connected one.
     pub async fn shutdown(&mut self) {
         self.closed = true;

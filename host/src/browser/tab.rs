@@ -308,6 +308,32 @@ impl Tab {
         Ok(d)
     }
 
+    /// Leaving the page is an explicit wish to leave: answers an open dialog
+    /// the way leaving would (an alert, confirm or prompt dismissed, a
+    /// beforeunload accepted) and returns it; None when none was open.
+    pub async fn leave_dialog(&self) -> Result<Option<Dialog>, ApiError> {
+        let Some(d) = self.dialog() else {
+            return Ok(None);
+        };
+        let accept = d.kind == "beforeunload";
+        // It may have closed meanwhile ("No dialog is showing"): fine.
+        let _ = self
+            .inner
+            .cdp
+            .call("Page.handleJavaScriptDialog", json!({ "accept": accept }))
+            .await;
+        let mut watch = self.inner.dialog.clone();
+        let closed = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            watch.wait_for(|d| d.is_none()),
+        )
+        .await;
+        if !matches!(closed, Ok(Ok(_))) {
+            return Err(dialog_open(self.id(), &d));
+        }
+        Ok(Some(d))
+    }
+
     /// Whether the main frame's current document has reached lifecycle `name`.
     pub fn reached(&self, name: &str) -> bool {
         self.inner

@@ -15,7 +15,9 @@ use crate::error::ApiError;
 pub struct Goto {
     /// The URL; `example.com` means https://example.com/.
     pub url: String,
-    /// How far loading must get before returning (default: load).
+    /// How far loading must get before returning (default: usable — the
+    /// load event, or a ready DOM after a few seconds, reporting what still
+    /// loads; `load` waits for the load event however long it takes).
     #[arg(long, value_enum)]
     pub until: Option<LoadState>,
 }
@@ -32,7 +34,10 @@ impl Command for Goto {
             cx.require_local_files("a file:// URL")?;
         }
         let tab = cx.tab().await?;
-        nav::goto(&tab, &url, self.until.unwrap_or_default(), cx.deadline()).await
+        let dismissed = tab.leave_dialog().await?;
+        let mut out = nav::goto(&tab, &url, self.until.unwrap_or_default(), cx.deadline()).await?;
+        out.dismissed_dialog = dismissed;
+        Ok(out)
     }
 
     fn human(out: &Navigated) -> String {
@@ -41,11 +46,21 @@ impl Command for Goto {
 }
 
 fn human_nav(out: &Navigated) -> String {
-    if out.title.is_empty() {
+    let mut text = if out.title.is_empty() {
         out.url.clone()
     } else {
         format!("{}\n{}", out.title, out.url)
+    };
+    if let Some(d) = &out.dismissed_dialog {
+        text.push_str(&format!("\n(answered the {} dialog {:?} to leave)", d.kind, d.message));
     }
+    if !out.pending.is_empty() {
+        text.push_str(&format!(
+            "\n(usable; still loading: {})",
+            out.pending.join(", ")
+        ));
+    }
+    text
 }
 
 macro_rules! history_command {
@@ -54,7 +69,7 @@ macro_rules! history_command {
         #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            /// How far loading must get before returning (default: load).
+            /// How far loading must get before returning (default: usable).
             #[arg(long, value_enum)]
             pub until: Option<LoadState>,
         }
@@ -68,10 +83,13 @@ macro_rules! history_command {
             async fn run(self, mut cx: Cx) -> Result<Navigated, ApiError> {
                 let tab = cx.tab().await?;
                 let until = self.until.unwrap_or_default();
-                match $delta {
-                    0 => nav::reload(&tab, until, cx.deadline()).await,
-                    delta => nav::history(&tab, delta, until, cx.deadline()).await,
-                }
+                let dismissed = tab.leave_dialog().await?;
+                let mut out = match $delta {
+                    0 => nav::reload(&tab, until, cx.deadline()).await?,
+                    delta => nav::history(&tab, delta, until, cx.deadline()).await?,
+                };
+                out.dismissed_dialog = dismissed;
+                Ok(out)
             }
 
             fn human(out: &Navigated) -> String {

@@ -183,6 +183,15 @@ pub struct Close {}
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Closed {
     pub session: String,
+    /// Dialogs that were open on the session's tabs (gone with them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed_dialogs: Vec<TabDialog>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TabDialog {
+    pub tab: String,
+    pub dialog: crate::browser::tab::Dialog,
 }
 
 impl Command for Close {
@@ -195,9 +204,17 @@ impl Command for Close {
     async fn run(self, mut cx: Cx) -> Result<Closed, ApiError> {
         let session = cx.session()?;
         let name = session.name().to_string();
+        let dismissed_dialogs = session
+            .open_dialogs()
+            .into_iter()
+            .map(|(tab, dialog)| TabDialog { tab, dialog })
+            .collect();
         session.shutdown().await;
         cx.state().remove_session(&name);
-        Ok(Closed { session: name })
+        Ok(Closed {
+            session: name,
+            dismissed_dialogs,
+        })
     }
 
     fn human(out: &Closed) -> String {

@@ -11,6 +11,9 @@ use crate::error::ApiError;
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct TabList {
     pub tabs: Vec<TabInfo>,
+    /// `tab close`: the dialog that was open on the closed tab (dismissed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dismissed_dialog: Option<crate::browser::tab::Dialog>,
 }
 
 fn human_tabs(out: &TabList) -> String {
@@ -41,6 +44,7 @@ impl Command for Tabs {
     async fn run(self, mut cx: Cx) -> Result<TabList, ApiError> {
         Ok(TabList {
             tabs: cx.session()?.list_tabs().await?,
+            dismissed_dialog: None,
         })
     }
 
@@ -114,6 +118,7 @@ impl Command for TabSelect {
         tab.call("Page.bringToFront", serde_json::json!({})).await?;
         Ok(TabList {
             tabs: session.list_tabs().await?,
+            dismissed_dialog: None,
         })
     }
 
@@ -142,9 +147,16 @@ impl Command for TabClose {
             None => cx.tab().await?.id().to_string(),
         };
         let session = cx.session()?;
+        // Closing is an explicit wish to leave: an open dialog is answered
+        // (and reported) rather than left to block the page's teardown.
+        let dismissed = match session.tab(Some(&id)).await {
+            Ok(tab) => tab.leave_dialog().await.ok().flatten(),
+            Err(_) => None,
+        };
         session.close_tab(&id).await?;
         Ok(TabList {
             tabs: session.list_tabs().await?,
+            dismissed_dialog: dismissed,
         })
     }
 

@@ -161,3 +161,98 @@ fn wait_refuses_bad_conditions() {
         "invalid_argument",
     );
 }
+
+/// Opens a `kind` dialog on the session's tab and waits until the daemon
+/// sees it (page calls answer `busy` naming it).
+fn open_dialog(s: &crate::SessionGuard<'_>, kind: &str, text: &str) {
+    s.ok(
+        "eval",
+        json!({ "script": format!("window.ask({kind:?}, {text:?})") }),
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let resp = s.cmd("title", json!({}));
+        if resp["error"]["code"] == "busy" {
+            assert!(
+                resp["error"]["message"].as_str().unwrap_or_default().contains(text),
+                "{resp}"
+            );
+            return;
+        }
+        assert!(std::time::Instant::now() < until, "no dialog opened: {resp}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn leaving_a_page_answers_its_open_dialog_and_says_so() {
+    let s = session!();
+    let dialogs = web().url("nav/dialogs.html");
+    s.ok("goto", json!({ "url": dialogs }));
+    open_dialog(&s, "alert", "hello");
+    // Other commands keep failing fast with the hint.
+    let e = s.err("text", json!({ "target": "p" }), "busy");
+    assert!(e["hint"].as_str().unwrap_or_default().contains("dialog accept"), "{e}");
+    let out = s.ok("goto", json!({ "url": web().url("nav/a.html") }));
+    assert_eq!(out["title"], "Page A");
+    assert_eq!(out["dismissed_dialog"]["kind"], "alert", "{out}");
+    assert_eq!(out["dismissed_dialog"]["message"], "hello", "{out}");
+
+    s.ok("goto", json!({ "url": dialogs }));
+    open_dialog(&s, "confirm", "sure?");
+    let out = s.ok("back", json!({}));
+    assert_eq!(out["title"], "Page A");
+    assert_eq!(out["dismissed_dialog"]["kind"], "confirm", "{out}");
+    let out = s.ok("forward", json!({}));
+    assert_eq!(out["title"], "Dialogs");
+    assert!(out.get("dismissed_dialog").is_none(), "none was open: {out}");
+
+    open_dialog(&s, "prompt", "name?");
+    let out = s.ok("reload", json!({}));
+    assert_eq!(out["title"], "Dialogs");
+    assert_eq!(out["dismissed_dialog"]["kind"], "prompt", "{out}");
+
+    // tab close on a tab with a dialog, then close on the session.
+    s.ok("tab_new", json!({ "url": dialogs }));
+    open_dialog(&s, "alert", "closing");
+    let out = s.ok("tab_close", json!({}));
+    assert_eq!(out["dismissed_dialog"]["message"], "closing", "{out}");
+    open_dialog(&s, "alert", "bye");
+    let out = s.ok("close", json!({}));
+    assert_eq!(out["dismissed_dialogs"][0]["dialog"]["message"], "bye", "{out}");
+}
+
+#[test]
+fn goto_returns_a_usable_page_when_load_never_fires() {
+    let s = session!();
+    let url = web().url("nav/never-loads.html");
+    let started = std::time::Instant::now();
+    let out = s.ok("goto", json!({ "url": url }));
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(8), "took {took:?}");
+    assert_eq!(out["title"], "Never loads");
+    let pending: Vec<&str> = out["pending"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert!(
+        pending.iter().any(|p| p.contains("what=script")),
+        "the hanging script is reported: {out}"
+    );
+    assert!(pending.iter().any(|p| p.contains("slow.png")), "{out}");
+    // The page is usable: read it and act on it.
+    s.ok("click", json!({ "target": "button" }));
+    assert_eq!(s.ok("text", json!({ "target": "button" }))["text"], "clicked");
+    // A page that loads fully reports nothing pending.
+    let out = s.ok("goto", json!({ "url": web().url("nav/a.html") }));
+    assert!(out.get("pending").is_none(), "{out}");
+    // --until load keeps the strict wait.
+    let resp = s.daemon.request(json!({
+        "session": s.name, "command": "goto", "timeout_ms": 1500,
+        "args": { "url": url, "until": "load" }
+    }));
+    let code = resp["error"]["code"].as_str().unwrap_or_default();
+    assert!(code == "timeout" || code == "outcome_unknown", "{resp}");
+}

@@ -101,7 +101,12 @@ fn as_nobody(script: &str, args: &[String]) -> String {
         .args(args)
         .output()
         .expect("setpriv and perl run");
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    // format!, not `+`: another crate's `impl Add<…> for String` makes `+ &Cow` ambiguous.
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 #[test]

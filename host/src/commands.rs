@@ -10,6 +10,7 @@ mod actions;
 mod capture;
 mod context;
 mod daemon;
+mod macros;
 pub mod envelope;
 mod nav;
 pub mod openapi;
@@ -271,6 +272,10 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<providers::Fetch>(),
         Entry::of::<providers::ProvidersList>(),
         Entry::of::<providers::ProvidersStatus>(),
+        Entry::of::<macros::MacroResolve>(),
+        Entry::of::<macros::MacroRun>(),
+        Entry::of::<macros::MacroList>(),
+        Entry::of::<macros::MacroInfoCmd>(),
         Entry::of::<plugins::PluginInstall>(),
         Entry::of::<plugins::PluginList>(),
         Entry::of::<plugins::PluginInfo>(),

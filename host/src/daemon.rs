@@ -107,6 +107,8 @@ pub struct State {
     /// Installed plugins and the provider runtime, opened in the
     /// background at start (the first command that needs them waits).
     providers: tokio::sync::OnceCell<Result<Arc<crate::providers::Providers>, String>>,
+    /// The macro engine and packs, made on first use.
+    macros: std::sync::OnceLock<crate::macros::Macros>,
 }
 
 impl State {
@@ -131,6 +133,7 @@ impl State {
             sessions: Mutex::new(HashMap::new()),
             shutdown: watch::channel(false).0,
             providers: tokio::sync::OnceCell::new(),
+            macros: std::sync::OnceLock::new(),
         })
     }
 
@@ -162,6 +165,12 @@ impl State {
                     format!("the plugin host did not start: {e}"),
                 )
             })
+    }
+
+    /// The macro engine: first-party packs and the user's in `<config>/macros`.
+    pub fn macros(&self) -> &crate::macros::Macros {
+        self.macros
+            .get_or_init(|| crate::macros::Macros::new(self.home.root().join("macros")))
     }
 
     pub fn limits(&self) -> &Limits {

@@ -8,6 +8,7 @@ pub mod commands;
 pub mod config;
 pub mod daemon;
 pub mod error;
+pub mod macros;
 pub mod plugins;
 pub mod providers;
 

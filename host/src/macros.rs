@@ -145,7 +145,9 @@ impl Macros {
                 // First-party packs are compiled in tests; a failure here is a bug.
                 compile(&engine, name, "built-in", src)
                     .map(Arc::new)
-                    .unwrap_or_else(|e| panic!("built-in pack {name} does not compile: {}", e.message))
+                    .unwrap_or_else(|e| {
+                        panic!("built-in pack {name} does not compile: {}", e.message)
+                    })
             })
             .collect();
         Macros {
@@ -178,7 +180,13 @@ impl Macros {
                     return c.pack.clone();
                 }
                 let pack = self.load_user(&path);
-                cache.insert(path, Cached { stamp, pack: pack.clone() });
+                cache.insert(
+                    path,
+                    Cached {
+                        stamp,
+                        pack: pack.clone(),
+                    },
+                );
                 pack
             })
             .collect()
@@ -232,10 +240,7 @@ impl Macros {
     /// The winning definition of `name`, with its pack.
     fn find(&self, name: &str) -> Result<(Arc<Pack>, MacroInfo), ApiError> {
         let user = self.user_packs();
-        let packs = user
-            .iter()
-            .flatten()
-            .chain(self.first_party.iter());
+        let packs = user.iter().flatten().chain(self.first_party.iter());
         for pack in packs {
             if let Some(m) = pack.macros.iter().find(|m| m.name == name) {
                 return Ok((pack.clone(), m.clone()));
@@ -251,7 +256,10 @@ impl Macros {
         let names: Vec<String> = near.iter().take(3).map(|(_, n)| format!("@{n}")).collect();
         let mut err = ApiError::not_found(format!("no macro @{name}"));
         err = if errors.is_empty() {
-            err.with_hint(format!("did you mean {}? (webrig macro list)", names.join(", ")))
+            err.with_hint(format!(
+                "did you mean {}? (webrig macro list)",
+                names.join(", ")
+            ))
         } else {
             err.with_hint(format!(
                 "did you mean {}? {} pack(s) failed to load: webrig macro list",
@@ -302,9 +310,9 @@ impl Macros {
             .bind_this_ptr(previous);
         let until = deadline.min(Instant::now() + CALL_BUDGET);
         DEADLINE.with(|d| d.set(Some(until)));
-        let called: Result<Dynamic, Box<EvalAltResult>> =
-            self.engine
-                .call_fn_with_options(options, &mut scope, &pack.ast, function, args);
+        let called: Result<Dynamic, Box<EvalAltResult>> = self
+            .engine
+            .call_fn_with_options(options, &mut scope, &pack.ast, function, args);
         DEADLINE.with(|d| d.set(None));
         let value = called.map_err(|e| script_error(&step.name, &e))?;
         let actions = actions_of(&step.name, value)?;
@@ -352,7 +360,9 @@ fn harden() -> Engine {
         if ops % 512 != 0 {
             return None;
         }
-        let late = DEADLINE.with(|d| d.get()).is_some_and(|at| Instant::now() >= at);
+        let late = DEADLINE
+            .with(|d| d.get())
+            .is_some_and(|at| Instant::now() >= at);
         late.then(|| Dynamic::from("the macro ran past its deadline"))
     });
     e.register_fn("op", op);
@@ -370,10 +380,9 @@ fn op(source: &str, operation: &str, input: RMap) -> Result<RMap, Box<EvalAltRes
     if operation == "post" {
         let yes = |k: &str| input.get(k).and_then(|v| v.as_bool().ok()).unwrap_or(false);
         if !(yes("confirm") && yes("riskAccepted")) {
-            return Err(format!(
-                "{REFUSED}posting needs confirm=true and riskAccepted=true"
-            )
-            .into());
+            return Err(
+                format!("{REFUSED}posting needs confirm=true and riskAccepted=true").into(),
+            );
         }
     }
     Ok(action_map(source, operation, input))
@@ -446,7 +455,12 @@ fn compile(engine: &Engine, name: &str, file: &str, src: &str) -> Result<Pack, P
                 .comments
                 .iter()
                 .flat_map(|c| c.lines())
-                .map(|l| l.trim_start_matches("///").trim_start_matches("/**").trim_end_matches("*/").trim())
+                .map(|l| {
+                    l.trim_start_matches("///")
+                        .trim_start_matches("/**")
+                        .trim_end_matches("*/")
+                        .trim()
+                })
                 .filter(|l| !l.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -490,16 +504,17 @@ fn bind(step: &parse::Step, params: &[String], signature: &str) -> Result<Vec<Dy
         .with_hint(format!("its signature: {signature}")));
     }
     if let Some(extra) = step.named.keys().find(|k| !params.contains(k)) {
-        return Err(ApiError::invalid(format!("@{} has no argument {extra:?}", step.name))
-            .with_hint(format!("its signature: {signature}")));
+        return Err(
+            ApiError::invalid(format!("@{} has no argument {extra:?}", step.name))
+                .with_hint(format!("its signature: {signature}")),
+        );
     }
     params
         .iter()
         .enumerate()
         .map(|(i, p)| match step.arg(p, i) {
-            Some(v) => rhai::serde::to_dynamic(v).map_err(|e| {
-                ApiError::invalid(format!("@{} argument {p}: {e}", step.name))
-            }),
+            Some(v) => rhai::serde::to_dynamic(v)
+                .map_err(|e| ApiError::invalid(format!("@{} argument {p}: {e}", step.name))),
             None => Ok(Dynamic::UNIT),
         })
         .collect()
@@ -508,7 +523,9 @@ fn bind(step: &parse::Step, params: &[String], signature: &str) -> Result<Vec<Dy
 /// A plan map or a list of them, as JSON actions.
 fn actions_of(name: &str, value: Dynamic) -> Result<Vec<Action>, ApiError> {
     let json: Value = rhai::serde::from_dynamic(&value).map_err(|e| {
-        ApiError::invalid(format!("@{name} returned something that is not a plan: {e}"))
+        ApiError::invalid(format!(
+            "@{name} returned something that is not a plan: {e}"
+        ))
     })?;
     let items = match json {
         Value::Array(items) => items,
@@ -542,7 +559,10 @@ fn script_error(name: &str, e: &EvalAltResult) -> ApiError {
             ErrorCode::LimitExceeded,
             "the macro built too much data or recursed too deep",
         ),
-        _ => (ErrorCode::InvalidArgument, "check the macro's arguments (webrig macro info NAME)"),
+        _ => (
+            ErrorCode::InvalidArgument,
+            "check the macro's arguments (webrig macro info NAME)",
+        ),
     };
     ApiError::new(code, format!("@{name} failed: {text}")).with_hint(hint)
 }

@@ -8,6 +8,7 @@ mod e2e {
     pub mod cli;
     pub mod doors;
     pub mod load;
+    pub mod macros;
     pub mod nav;
     pub mod plugins;
     pub mod providers;

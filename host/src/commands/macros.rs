@@ -51,9 +51,17 @@ impl Command for MacroResolve {
                 let input = &p.action.input;
                 p.provenance.provider = match p.action.operation.as_str() {
                     "search" => providers
-                        .select(&p.action.source, input["query"].as_str().unwrap_or_default())
+                        .select(
+                            &p.action.source,
+                            input["query"].as_str().unwrap_or_default(),
+                        )
                         .ok()
-                        .map(|ps| ps.iter().map(|p| p.id().to_string()).collect::<Vec<_>>().join(","))
+                        .map(|ps| {
+                            ps.iter()
+                                .map(|p| p.id().to_string())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        })
                         .filter(|s| !s.is_empty()),
                     "fetch" => input["url"]
                         .as_str()
@@ -139,7 +147,10 @@ impl Command for MacroRun {
             lines.push("no results".into());
         }
         for f in &out.failures {
-            lines.push(format!("failed: {} ({:?}): {}", f.provider, f.code, f.message));
+            lines.push(format!(
+                "failed: {} ({:?}): {}",
+                f.provider, f.code, f.message
+            ));
         }
         lines.join("\n")
     }

@@ -113,7 +113,9 @@ impl Parser<'_> {
         let col = self.pos + 1;
         match self.peek() {
             Some('@') => self.pos += 1,
-            Some(c) => return Err(self.error(format!("expected '@' before a macro name, found {c:?}"))),
+            Some(c) => {
+                return Err(self.error(format!("expected '@' before a macro name, found {c:?}")));
+            }
             None => return Err(self.error("expected '@' before a macro name, found the end")),
         }
         let name = self.name()?;
@@ -267,7 +269,9 @@ impl Parser<'_> {
                 '\\' => {
                     let at = self.pos - 1;
                     let Some(e) = self.peek() else {
-                        return Err(self.error_at(open, format!("this {quote} string is never closed")));
+                        return Err(
+                            self.error_at(open, format!("this {quote} string is never closed"))
+                        );
                     };
                     self.pos += 1;
                     match e {
@@ -318,7 +322,8 @@ impl Parser<'_> {
     fn word(&mut self) -> Result<Value, ParseError> {
         let mut word = String::new();
         while let Some(c) = self.peek() {
-            if matches!(c, ',' | ')' | ']' | '|' | '(' | '[' | '"' | '\'' | '=') || c.is_whitespace()
+            if matches!(c, ',' | ')' | ']' | '|' | '(' | '[' | '"' | '\'' | '=')
+                || c.is_whitespace()
             {
                 break;
             }
@@ -367,7 +372,16 @@ mod tests {
         assert_eq!(s.name, "web.search");
         assert_eq!(
             Value::Array(s.positional.clone()),
-            json!(["rust \"wasm\"\n", "it's", 42, -1.5, true, false, [1, ["a", "b"]], "bare-word"])
+            json!([
+                "rust \"wasm\"\n",
+                "it's",
+                42,
+                -1.5,
+                true,
+                false,
+                [1, ["a", "b"]],
+                "bare-word"
+            ])
         );
         assert_eq!(s.named["limit"], json!(5));
         assert_eq!(s.named["x"], json!("éé"));

@@ -194,9 +194,7 @@ async fn act(
             vec![Failure {
                 provider: source.clone(),
                 code: FailureCode::NotSupported,
-                message: format!(
-                    "{operation} through providers is not available in this version"
-                ),
+                message: format!("{operation} through providers is not available in this version"),
             }],
         )),
     }

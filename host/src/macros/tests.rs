@@ -40,7 +40,10 @@ fn first_party_packs_cover_the_seed_macros() {
         "shopping.deals",
         "research.topic",
     ] {
-        let info = list.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name}"));
+        let info = list
+            .iter()
+            .find(|i| i.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
         assert!(!info.doc.is_empty(), "{name} has a doc");
         assert!(info.wins);
     }
@@ -52,7 +55,10 @@ fn arguments_bind_by_name_else_position_with_defaults() {
     let p = plan(&m, r#"@web.search("rust wasm")"#).expect("plan");
     assert_eq!(p[0].action.source, "web");
     assert_eq!(p[0].action.operation, "search");
-    assert_eq!(p[0].action.input, json!({ "query": "rust wasm", "limit": 10 }));
+    assert_eq!(
+        p[0].action.input,
+        json!({ "query": "rust wasm", "limit": 10 })
+    );
     assert_eq!(p[0].provenance.resolved_query.as_deref(), Some("rust wasm"));
     let p = plan(&m, r#"@web.search(limit=3, query="x")"#).expect("plan");
     assert_eq!(p[0].action.input, json!({ "query": "x", "limit": 3 }));
@@ -80,7 +86,9 @@ fn a_pipe_plans_each_step_and_fetch_top_uses_the_previous_results() {
         { "url": "http://a.test/1" }, { "title": "no url" }, { "url": "http://a.test/2" }, { "url": "http://a.test/3" }
     ]))
     .expect("dynamic");
-    let planned = m.resolve_step(1, &steps[0], &mut prev, soon()).expect("plan");
+    let planned = m
+        .resolve_step(1, &steps[0], &mut prev, soon())
+        .expect("plan");
     let urls: Vec<&str> = planned
         .iter()
         .filter_map(|p| p.action.input["url"].as_str())
@@ -130,9 +138,17 @@ fn a_user_pack_overrides_a_first_party_name_and_list_says_which_wins() {
         "/// my own search\nfn search(query) { op(\"community\", \"search\", #{ query: query }) }",
     )]);
     let p = plan(&m, r#"@web.search("x")"#).expect("plan");
-    assert_eq!(p[0].action.source, "community", "the user's definition wins");
+    assert_eq!(
+        p[0].action.source, "community",
+        "the user's definition wins"
+    );
     // Names the user pack does not define still come from the first party.
-    assert_eq!(plan(&m, r#"@web.fetch("http://a.test/")"#).expect("plan")[0].action.operation, "fetch");
+    assert_eq!(
+        plan(&m, r#"@web.fetch("http://a.test/")"#).expect("plan")[0]
+            .action
+            .operation,
+        "fetch"
+    );
     let (list, _) = m.list();
     let defs: Vec<&MacroInfo> = list.iter().filter(|i| i.name == "web.search").collect();
     assert_eq!(defs.len(), 2);
@@ -143,7 +159,10 @@ fn a_user_pack_overrides_a_first_party_name_and_list_says_which_wins() {
 #[test]
 fn a_broken_pack_is_reported_with_its_line_and_the_others_load() {
     let (dir, m) = with_user_packs(&[
-        ("good", "/// fine\nfn one() { op(\"web\", \"search\", #{ query: \"1\" }) }"),
+        (
+            "good",
+            "/// fine\nfn one() { op(\"web\", \"search\", #{ query: \"1\" }) }",
+        ),
         ("bad", "/// ok\nfn fine() { 1 }\n\nfn broken( { }"),
     ]);
     let (list, errors) = m.list();
@@ -152,8 +171,11 @@ fn a_broken_pack_is_reported_with_its_line_and_the_others_load() {
     assert!(errors[0].file.ends_with("bad.rhai"));
     assert_eq!(errors[0].line, Some(4), "{errors:?}");
     // Fixed on disk: reloaded on the next use.
-    std::fs::write(dir.path().join("bad.rhai"), "/// now fine\nfn broken() { op(\"web\", \"search\", #{ query: \"2\" }) }\n")
-        .expect("write");
+    std::fs::write(
+        dir.path().join("bad.rhai"),
+        "/// now fine\nfn broken() { op(\"web\", \"search\", #{ query: \"2\" }) }\n",
+    )
+    .expect("write");
     let (list, errors) = m.list();
     assert!(errors.is_empty(), "{errors:?}");
     assert!(list.iter().any(|i| i.name == "bad.broken"));
@@ -164,10 +186,18 @@ fn an_unknown_macro_is_not_found_and_names_the_nearest() {
     let (_d, m) = with_user_packs(&[]);
     let e = plan(&m, r#"@web.serch("x")"#).expect_err("unknown");
     assert_eq!(e.code(), ErrorCode::NotFound);
-    assert!(e.hint().unwrap_or_default().contains("@web.search"), "{:?}", e.hint());
+    assert!(
+        e.hint().unwrap_or_default().contains("@web.search"),
+        "{:?}",
+        e.hint()
+    );
     let e = plan(&m, r#"@web.search("x""#).expect_err("malformed");
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    assert!(e.message().starts_with("col 16: expected ')'"), "{}", e.message());
+    assert!(
+        e.message().starts_with("col 16: expected ')'"),
+        "{}",
+        e.message()
+    );
     assert!(e.message().ends_with("               ^"), "{}", e.message());
 }
 
@@ -193,7 +223,11 @@ fn sleepy() { let x = 0; while true { x += 1; } }
         let started = Instant::now();
         let e = plan(&m, expr).expect_err(expr);
         assert_eq!(e.code(), code, "{expr}: {}", e.message());
-        assert!(started.elapsed() < Duration::from_secs(2), "{expr} took {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{expr} took {:?}",
+            started.elapsed()
+        );
     }
     // The wall-clock deadline, independent of the operation budget.
     let e = m

@@ -369,7 +369,7 @@ fn provider_config(dead: &[&str]) -> String {
 
 /// A daemon with the four first-party providers installed the way users
 /// install them (plugin install --grant).
-fn with_providers(dead: &[&str]) -> Daemon {
+pub fn with_providers(dead: &[&str]) -> Daemon {
     let d = Daemon::start_with_config(&provider_config(dead)).expect("daemon");
     for dir in FIRST_PARTY {
         install_first_party(&d, dir);

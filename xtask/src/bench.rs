@@ -18,6 +18,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
+    if args.iter().any(|a| a == "macros") {
+        // Only the macro figures (quick): `cargo xtask bench macros`.
+        setup::build_bins(true)?;
+        return super::bench_macros::run(&Rig::start("release")?);
+    }
     if args.iter().any(|a| a == "flood") {
         // Only the connection flood (quick): `cargo xtask bench flood`.
         setup::build_bins(true)?;
@@ -88,6 +93,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     super::bench_pages::run(&rig, mb)?;
     drop(rig);
     super::bench_flood::run(&Rig::start("release")?)?;
+    super::bench_macros::run(&Rig::start("release")?)?;
     super::bench_plugins::run()
 }
 

@@ -1,5 +1,6 @@
-//! `cargo xtask fuzz [--seconds N]`: the request fuzz target
-//! (`host/fuzz/fuzz_targets/envelope.rs`) under libFuzzer for a bounded time.
+//! `cargo xtask fuzz [--target envelope|macro_expr] [--seconds N]`: the fuzz
+//! targets in `host/fuzz/fuzz_targets/` (the request envelope; `@macro`
+//! expressions) under libFuzzer for a bounded time each (default: both).
 //!
 //! cargo-fuzz wants nightly-only compiler flags; this machine has one stable
 //! toolchain, so the run sets RUSTC_BOOTSTRAP=1 and uses `-s none` (coverage
@@ -17,6 +18,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(60);
+    let targets: Vec<&str> = match args.iter().position(|a| a == "--target") {
+        Some(i) => vec![args.get(i + 1).map(String::as_str).unwrap_or("envelope")],
+        None => vec!["envelope", "macro_expr"],
+    };
     let have = Command::new("cargo")
         .args(["fuzz", "--version"])
         .output()
@@ -25,22 +30,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
         setup::step("installing cargo-fuzz from crates.io");
         setup::cargo(&["install", "cargo-fuzz", "--locked"])?;
     }
+    for target in targets {
+        fuzz_one(target, seconds)?;
+    }
+    Ok(())
+}
+
+fn fuzz_one(target: &str, seconds: u64) -> Result<(), String> {
     // A scratch copy of the committed seeds, so a run does not grow the repo.
-    let corpus = std::env::temp_dir().join(format!("webrig-fuzz-{}", std::process::id()));
+    let corpus = std::env::temp_dir().join(format!("webrig-fuzz-{target}-{}", std::process::id()));
     std::fs::create_dir_all(&corpus).map_err(|e| e.to_string())?;
-    let seeds = setup::root().join("host/fuzz/corpus/envelope");
+    let seeds = setup::root().join(format!("host/fuzz/corpus/{target}"));
     for seed in std::fs::read_dir(&seeds)
         .map_err(|e| format!("{}: {e}", seeds.display()))?
         .flatten()
     {
         let _ = std::fs::copy(seed.path(), corpus.join(seed.file_name()));
     }
-    setup::step(&format!("fuzzing the request envelope for {seconds} s"));
+    setup::step(&format!("fuzzing {target} for {seconds} s"));
     let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .current_dir(setup::root().join("host"))
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO_TARGET_DIR", setup::target_dir().join("fuzz"))
-        .args(["fuzz", "run", "envelope", "-s", "none"])
+        .args(["fuzz", "run", target, "-s", "none"])
         .arg(&corpus)
         .args([
             "--",
@@ -55,7 +67,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the fuzzer found a failing input ({status}); see host/fuzz/artifacts/envelope/"
+            "the fuzzer found a failing input ({status}); see host/fuzz/artifacts/{target}/"
         ))
     }
 }

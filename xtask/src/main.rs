@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_flood;
+mod bench_macros;
 mod bench_pages;
 mod bench_plugins;
 mod demo;

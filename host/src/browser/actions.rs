@@ -4,8 +4,10 @@
 //! Owns the rule that an action never hits the wrong element: a ref resolves
 //! only to the node it was handed out for (else `not_found`, take a new
 //! snapshot), and a click goes ahead only when the element is attached,
-//! visible, enabled, stable and the one under its click point; otherwise the
-//! error says why (`@e7 is covered by @e12 "Accept cookies"`). Input is real
+//! visible, enabled, stable and what its click point hits (itself, a part of
+//! it, or the control it is a part of, such as the button around a label's
+//! span); otherwise the error says why (`@e7 is covered by @e12 "Accept
+//! cookies"`). Input is real
 //! (`Input.dispatch*`), so pages see trusted events.
 
 use std::sync::Arc;
@@ -378,8 +380,11 @@ pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Resu
 
 /// Watches what an action sets off, so the action can return once its
 /// effects are visible: a navigation it started has committed (and parsed),
-/// and DOM changes it caused have rendered. When nothing changed it costs a
-/// millisecond, not two animation frames.
+/// and the DOM holds what its handlers did or scheduled (the contract is at
+/// `settle` in page.js: microtasks, zero-delay timers, the animation frames
+/// they asked for). It waits a frame only when the page asked for one or
+/// started a transition; a click that changed nothing, or changed the DOM
+/// and scheduled nothing, returns without one.
 pub struct Settle {
     events: Receiver<Arc<Event>>,
     watch: NavWatch,

@@ -239,7 +239,15 @@ impl Macros {
 
     /// The winning definition of `name`, with its pack.
     fn find(&self, name: &str) -> Result<(Arc<Pack>, MacroInfo), ApiError> {
-        let user = self.user_packs();
+        self.find_in(name, &self.user_packs())
+    }
+
+    /// Like [`find`], with the user packs already read.
+    fn find_in(
+        &self,
+        name: &str,
+        user: &[Result<Arc<Pack>, PackError>],
+    ) -> Result<(Arc<Pack>, MacroInfo), ApiError> {
         let packs = user.iter().flatten().chain(self.first_party.iter());
         for pack in packs {
             if let Some(m) = pack.macros.iter().find(|m| m.name == name) {
@@ -279,10 +287,12 @@ impl Macros {
     /// running; `()` when only resolving).
     pub fn resolve(&self, expr: &str, deadline: Instant) -> Result<Vec<Vec<Planned>>, ApiError> {
         let steps = parse::parse(expr).map_err(|e| ApiError::invalid(e.to_string()))?;
+        // The user's packs are looked at once per expression.
+        let user = self.user_packs();
         let mut plan = Vec::with_capacity(steps.len());
         for (i, step) in steps.iter().enumerate() {
             let mut unknown = Dynamic::UNIT;
-            plan.push(self.resolve_step(i, step, &mut unknown, deadline)?);
+            plan.push(self.call(i, step, &mut unknown, deadline, &user)?);
         }
         Ok(plan)
     }
@@ -300,7 +310,18 @@ impl Macros {
         previous: &mut Dynamic,
         deadline: Instant,
     ) -> Result<Vec<Planned>, ApiError> {
-        let (pack, info) = self.find(&step.name)?;
+        self.call(index, step, previous, deadline, &self.user_packs())
+    }
+
+    fn call(
+        &self,
+        index: usize,
+        step: &parse::Step,
+        previous: &mut Dynamic,
+        deadline: Instant,
+        user: &[Result<Arc<Pack>, PackError>],
+    ) -> Result<Vec<Planned>, ApiError> {
+        let (pack, info) = self.find_in(&step.name, user)?;
         let function = step.name.rsplit('.').next().unwrap_or(&step.name);
         let params = params_of(&info.signature);
         let args = bind(step, &params, &info.signature)?;

@@ -485,9 +485,17 @@ fn compile(engine: &Engine, name: &str, file: &str, src: &str) -> Result<Pack, P
                 .filter(|l| !l.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
+            let params: Vec<String> = f
+                .params
+                .iter()
+                .map(|p| match default_of(src, f.name, p) {
+                    Some(d) => format!("{p}={d}"),
+                    None => p.to_string(),
+                })
+                .collect();
             MacroInfo {
                 name: format!("{name}.{}", f.name),
-                signature: format!("{name}.{}({})", f.name, f.params.join(", ")),
+                signature: format!("{name}.{}({})", f.name, params.join(", ")),
                 doc,
                 pack: name.to_string(),
                 file: file.to_string(),
@@ -502,13 +510,30 @@ fn compile(engine: &Engine, name: &str, file: &str, src: &str) -> Result<Pack, P
     })
 }
 
+/// A parameter's default, read from the pack's own convention `param ?? value`
+/// inside the function, for the signature `macro list` shows.
+fn default_of(src: &str, function: &str, param: &str) -> Option<String> {
+    let start = src.find(&format!("fn {function}("))?;
+    let body = &src[start..];
+    let end = body[1..].find("\nfn ").map_or(body.len(), |i| i + 1);
+    let body = &body[..end];
+    let at = body.find(&format!("{param} ?? "))? + param.len() + 4;
+    let value: String = body[at..]
+        .chars()
+        .take_while(|c| !matches!(c, ',' | '}' | ')' | ';' | '\n'))
+        .collect();
+    let value = value.trim();
+    (!value.is_empty() && value.len() <= 40).then(|| value.to_string())
+}
+
+/// Parameter names from a signature (`name(a, b=1)` → `[a, b]`).
 fn params_of(signature: &str) -> Vec<String> {
     signature
         .split_once('(')
         .map(|(_, rest)| rest.trim_end_matches(')'))
         .unwrap_or_default()
         .split(',')
-        .map(|p| p.trim().to_string())
+        .map(|p| p.split('=').next().unwrap_or_default().trim().to_string())
         .filter(|p| !p.is_empty())
         .collect()
 }

@@ -47,6 +47,21 @@ fn first_party_packs_cover_the_seed_macros() {
         assert!(!info.doc.is_empty(), "{name} has a doc");
         assert!(info.wins);
     }
+    let sig = |n: &str| {
+        list.iter()
+            .find(|i| i.name == n)
+            .map(|i| i.signature.clone())
+    };
+    assert_eq!(
+        sig("web.search").as_deref(),
+        Some("web.search(query, limit=10)")
+    );
+    assert_eq!(
+        sig("media.trend").as_deref(),
+        Some(r#"media.trend(platform="x", query="trending", limit=10)"#)
+    );
+    assert_eq!(sig("fetch.top").as_deref(), Some("fetch.top(n=3)"));
+    assert_eq!(sig("web.fetch").as_deref(), Some("web.fetch(url)"));
 }
 
 #[test]

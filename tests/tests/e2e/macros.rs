@@ -216,5 +216,5 @@ fn user_packs_override_and_hostile_ones_stop_while_the_daemon_serves_on() {
         json!([])
     );
     let info = d.ok("default", "macro_info", json!({ "name": "@fetch.top" }));
-    assert_eq!(info["signature"], "fetch.top(n)");
+    assert_eq!(info["signature"], "fetch.top(n=3)");
 }

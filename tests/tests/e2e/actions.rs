@@ -382,6 +382,10 @@ fn click_reports_a_cover_inside_or_outside_the_target_s_control_precisely() {
         msg.contains("\"#chip-text\" is covered by button \"Remove chip\""),
         "{msg}"
     );
+    // A focusable container is not a control: a veil inside it is a cover.
+    let resp = click_within(&s, "#panel-text", 800);
+    let msg = resp["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("\"#panel-text\" is covered by"), "{resp}");
     // Something outside the target's control is a cover too.
     let resp = click_within(&s, "#toasted-text", 800);
     let msg = resp["error"]["message"].as_str().unwrap_or_default();

@@ -449,25 +449,29 @@
   const CLICK_TAGS = new Set(['BUTTON', 'SUMMARY', 'LABEL', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION']);
   const CLICK_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'option', 'menuitem',
     'menuitemcheckbox', 'menuitemradio', 'treeitem', 'combobox', 'slider', 'spinbutton', 'textbox', 'searchbox']);
+  // (A bare tabindex does not count: dialogs and scroll boxes have one, and a
+  // cover inside them is still a cover.)
   function takesClicks(el) {
     return CLICK_TAGS.has(el.tagName) || ((el.tagName === 'A' || el.tagName === 'AREA') && el.hasAttribute('href')) ||
-      CLICK_ROLES.has(roleOf(el)) || (el.hasAttribute('tabindex') && el.tabIndex >= 0);
+      CLICK_ROLES.has(roleOf(el));
   }
-  // What a click at `el` activates: the nearest element that takes clicks on
-  // the composed path (a label stands for its control), else the nearest
-  // plain element styled as clickable (cursor: pointer where its parent's is
-  // not, as the snapshot's `clickable`). Null when nothing on the path is one.
+  // Styled as clickable, like the snapshot's `clickable`: cursor: pointer
+  // where its parent's is not (the cursor is inherited).
+  function pointerOrigin(el) {
+    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    const p = parentOf(el);
+    return !p || p.nodeType !== 1 || getComputedStyle(p).cursor !== 'pointer';
+  }
+  // What a click at `el` activates: the nearest element on the composed
+  // path that takes clicks or is styled as clickable (a label stands for its
+  // control). Null when nothing on the path is one.
   function activated(el) {
-    let styled = null;
     for (let n = el; n; n = parentOf(n)) {
       if (n.nodeType !== 1) continue;
       if (takesClicks(n)) return n.tagName === 'LABEL' && n.control ? n.control : n;
-      if (!styled && getComputedStyle(n).cursor === 'pointer') {
-        const p = parentOf(n);
-        if (!p || p.nodeType !== 1 || getComputedStyle(p).cursor !== 'pointer') styled = n;
-      }
+      if (pointerOrigin(n)) return n;
     }
-    return styled;
+    return null;
   }
   // Whether a click that lands on `hit` is a click on `el` (aimed at `aim`,
   // its label when the input itself is not drawn): the hit is inside the

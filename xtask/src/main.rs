@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope for a bounded time (--seconds N, default 60)"
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
             );
             return ExitCode::from(2);
         }

@@ -5,6 +5,8 @@
 //! - the daemon's idle RSS (browser excluded);
 //! - the first command on a cold machine: daemon start + browser launch + goto;
 //! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
+//!
+//! `cargo xtask bench flood` and `cargo xtask bench pages` run one part alone.
 
 use std::time::Duration;
 
@@ -27,6 +29,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Only the connection flood (quick): `cargo xtask bench flood`.
         setup::build_bins(true)?;
         return super::bench_flood::run(&Rig::start("release")?);
+    }
+    if args.iter().any(|a| a == "pages") {
+        // Only `eval 1`, snapshots and clicks (a few minutes with the
+        // corpus): `cargo xtask bench pages`.
+        setup::ensure_browser()?;
+        setup::build_bins(true)?;
+        let rig = Rig::start("release")?;
+        rig.run_ok(&["goto", &rig.url("index.html")])?;
+        let mut evals = evals(&rig, runs)?;
+        println!("\n| measure | p50 | p99 / max | target |");
+        println!("| --- | --- | --- | --- |");
+        println!(
+            "| `webrig eval 1`, warm daemon, CLI process included ({runs} runs) | {} | {} | ≤ 2 ms |",
+            ms(pct(&mut evals, 50)),
+            ms(pct(&mut evals, 99))
+        );
+        return super::bench_pages::run(&rig, mb);
     }
     setup::ensure_browser()?;
     setup::build_plugins()?;
@@ -53,14 +72,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|v| v["result"]["rss_bytes"].as_u64());
 
     rig.run_ok(&["goto", &rig.url("index.html")])?;
-    for _ in 0..20 {
-        rig.run_ok(&["eval", "1"])?;
-    }
-    let mut evals = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let (_, took) = rig.run_ok(&["eval", "1"])?;
-        evals.push(took);
-    }
+    let mut evals = evals(&rig, runs)?;
     let (status, _) = rig.run_ok(&["--json", "daemon", "status"])?;
     let busy_rss = serde_json::from_str::<serde_json::Value>(&status)
         .ok()
@@ -78,10 +90,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ms(pct(&mut cold, 50)),
         ms(pct(&mut cold, 100))
     );
-    let mb = |b: Option<u64>| {
-        b.map(|b| format!("{:.1} MB", b as f64 / 1e6))
-            .unwrap_or_else(|| "n/a".into())
-    };
     println!(
         "| daemon RSS idle (no session) | {} | | ≤ 15 MB |",
         mb(idle_rss)
@@ -95,6 +103,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
     super::bench_flood::run(&Rig::start("release")?)?;
     super::bench_macros::run(&Rig::start("release")?)?;
     super::bench_plugins::run()
+}
+
+/// `webrig eval 1` `runs` times after a warm-up: the CLI's round trip.
+fn evals(rig: &Rig, runs: usize) -> Result<Vec<Duration>, String> {
+    for _ in 0..20 {
+        rig.run_ok(&["eval", "1"])?;
+    }
+    let mut evals = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (_, took) = rig.run_ok(&["eval", "1"])?;
+        evals.push(took);
+    }
+    Ok(evals)
+}
+
+fn mb(b: Option<u64>) -> String {
+    b.map(|b| format!("{:.1} MB", b as f64 / 1e6))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 pub fn pct(samples: &mut [Duration], p: usize) -> Duration {

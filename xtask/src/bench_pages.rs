@@ -1,6 +1,7 @@
 //! Snapshot and click figures, with a warm daemon, through the CLI: the
-//! fixture form, then the real-world pages of `../shared/corpus/readability`
-//! (skipped, and said so, when the corpus is absent).
+//! fixture form, a to-do list whose clicks re-render it, then the real-world
+//! pages of `../shared/corpus/readability` (skipped, and said so, when the
+//! corpus is absent).
 
 use super::bench::{ms, pct};
 use super::rig::Rig;
@@ -83,6 +84,12 @@ pub fn run(rig: &Rig, mb: impl Fn(Option<u64>) -> String) -> Result<(), String> 
         ms(pct(&mut clicks, 50)),
         ms(pct(&mut clicks, 90))
     );
+    println!(
+        "\n| to-do list, 100 × click then snapshot | click p50 | p90 | p99 | click + snapshot p50 | p99 | stale | target |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    todo(rig, "microtask", "click ≤ 20 ms p50, 0 stale")?;
+    todo(rig, "raf", "0 stale")?;
 
     if have_corpus {
         let mut pages: Vec<_> = std::fs::read_dir(&corpus)
@@ -106,6 +113,55 @@ pub fn run(rig: &Rig, mb: impl Fn(Option<u64>) -> String) -> Result<(), String> 
             pages.len(),
             mb(rss(rig))
         );
+    }
+    Ok(())
+}
+
+/// Clicks that change the DOM: a to-do item's checkbox, whose handler
+/// re-renders the 40-item list and its count (`render` says when: in a
+/// microtask as most framework apps do, or in the next animation frame), on a
+/// page with a spinner that never stops. Each click is followed by a snapshot
+/// that must show the count the click made: a snapshot that does not is
+/// stale, and counted.
+fn todo(rig: &Rig, render: &str, target: &str) -> Result<(), String> {
+    const RUNS: usize = 100;
+    rig.run_ok(&["goto", &rig.url(&format!("todo.html?render={render}"))])?;
+    // Task 3 starts undone, with 26 of 40 left; each click flips it.
+    let task = "li[data-id=\"3\"] input";
+    let mut left = 26;
+    let flip = |left: &mut u32| *left = if *left == 26 { 25 } else { 26 };
+    for _ in 0..5 {
+        rig.run_ok(&["click", task])?;
+        flip(&mut left);
+    }
+    let (mut clicks, mut pairs, mut stale) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..RUNS {
+        let (_, click) = rig.run_ok(&["click", task])?;
+        flip(&mut left);
+        let (snap, snapshot) = rig.run_ok(&["snapshot"])?;
+        if !snap.contains(&format!("{left} items left")) {
+            stale += 1;
+        }
+        clicks.push(click);
+        pairs.push(click + snapshot);
+    }
+    println!(
+        "| re-rendered {} | {} | {} | {} | {} | {} | {stale} | {target} |",
+        if render == "raf" {
+            "in the next animation frame"
+        } else {
+            "in a microtask"
+        },
+        ms(pct(&mut clicks, 50)),
+        ms(pct(&mut clicks, 90)),
+        ms(pct(&mut clicks, 99)),
+        ms(pct(&mut pairs, 50)),
+        ms(pct(&mut pairs, 99)),
+    );
+    if stale > 0 {
+        return Err(format!(
+            "{stale} of {RUNS} snapshots after a click missed its change ({render})"
+        ));
     }
     Ok(())
 }

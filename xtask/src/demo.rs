@@ -83,6 +83,18 @@ pub fn run() -> Result<(), String> {
             "read an article: text and metadata",
             vec!["fetch", &article],
         ),
+        (
+            "an @macro pipe: the plan, without the network",
+            vec![
+                "macro",
+                "resolve",
+                r#"@web.search("webrig", limit=5) | @fetch.top(2)"#,
+            ],
+        ),
+        (
+            "run a macro: results with provenance",
+            vec!["macro", "run", r#"@community.search("webrig", limit=3)"#],
+        ),
     ];
     for (what, args) in steps {
         step_out(&rig, what, &args)?;

@@ -64,6 +64,81 @@ fn shadow_roots_are_stitched_in_and_their_buttons_work() {
 }
 
 #[test]
+fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/shadow-body.html") }));
+    let text = snap(&s, json!({}));
+    for shown in [
+        "heading \"App shell\" h1",
+        "paragraph: Nothing pressed",
+        "region \"Light content\"",
+        "paragraph: Light paragraph",
+        "link \"Slotted link\"",
+        "button \"Deep button\"",
+    ] {
+        assert!(text.contains(shown), "{shown:?} missing from\n{text}");
+    }
+    let press = ref_of(&text, "button \"Press\"");
+    s.ok("click", json!({ "target": press }));
+    assert!(snap(&s, json!({})).contains("Pressed once"));
+
+    // Selectors reach into shadow roots, nested ones included.
+    s.ok("click", json!({ "target": "#deep" }));
+    assert_eq!(
+        s.ok("text", json!({ "target": "#status" }))["text"],
+        "Deep pressed"
+    );
+    // Light DOM first: a slotted element is found where the page has it.
+    assert_eq!(
+        s.ok("text", json!({ "target": "#light-link" }))["text"],
+        "Slotted link"
+    );
+    s.err("click", json!({ "target": "#nowhere" }), "not_found");
+
+    // A ref inside the shadow root scopes a snapshot.
+    let region = ref_of(&text, "link \"Slotted link\"");
+    let scoped = snap(&s, json!({ "scope": region }));
+    assert_eq!(scoped.lines().count(), 2, "{scoped}");
+}
+
+#[test]
+fn text_reads_as_rendered_with_spaces_and_block_separators() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("snap/text-flow.html") }));
+    let text = snap(&s, json!({}));
+    for shown in [
+        // A space between inline elements, across a comment.
+        "paragraph: 3 items left",
+        // <br> breaks a line; whitespace before it does not count twice.
+        "paragraph: By Nathan Willis · March 25, 2015",
+        // Block, flex-item and table-cell boxes are separate.
+        "2192 · Shares",
+        "Norway · 3",
+        "Oslo · Bergen",
+        "Left cell · Right cell · Next row",
+        // An absolutely positioned (blockified) span, then a space.
+        "Media caption · Mr Obama spoke",
+        // A no-break space is a space.
+        "GUI Oxyd",
+        // What renders joined stays joined.
+        "Tightly joined, inlineblock, contents and shown",
+        // Names from content follow the same rules.
+        "\"Name after break\"",
+        "\"Labels\"",
+    ] {
+        assert!(text.contains(shown), "{shown:?} missing from\n{text}");
+    }
+    let page_text = s.ok("eval", json!({ "script": PAGE_TEXT }))["value"].clone();
+    let glued = glued_words(
+        &text,
+        page_text["inner"].as_str().unwrap_or_default(),
+        page_text["alt"].as_str().unwrap_or_default(),
+    );
+    assert_eq!(glued, Vec::<String>::new(), "{text}");
+    insta::assert_snapshot!("text_flow", text.replace(&web().port().to_string(), "PORT"));
+}
+
+#[test]
 fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
@@ -261,18 +336,17 @@ fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
     );
 }
 
-/// The share of visible interactive elements (links, buttons, form fields)
-/// that carry a ref, on the real-world pages in `../shared/corpus`.
-#[test]
-fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
+/// The real-world pages of `../shared/corpus/readability`, sorted; None
+/// (and the check skipped, said on stderr) when the corpus is absent.
+fn corpus_pages(check: &str) -> Option<Vec<std::path::PathBuf>> {
     let corpus =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability");
     let Ok(entries) = std::fs::read_dir(&corpus) else {
         eprintln!(
-            "corpus not found at {}: skipping the coverage check",
+            "corpus not found at {}: skipping the {check}",
             corpus.display()
         );
-        return;
+        return None;
     };
     let mut pages: Vec<_> = entries
         .flatten()
@@ -280,6 +354,23 @@ fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
         .filter(|p| p.is_file())
         .collect();
     pages.sort();
+    Some(pages)
+}
+
+fn page_name(page: &std::path::Path) -> String {
+    page.parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The share of visible interactive elements (links, buttons, form fields)
+/// that carry a ref, on the real-world pages in `../shared/corpus`.
+#[test]
+fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
+    let Some(pages) = corpus_pages("coverage check") else {
+        return;
+    };
     let s = session!();
     const COUNT: &str = "[...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem]')]
         .filter(e => !e.closest('[aria-hidden=true], [inert]') && e.checkVisibility({visibilityProperty: true}) && [...e.getClientRects()].some(r => r.width > 0 || r.height > 0)).length";
@@ -294,11 +385,7 @@ fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
             .unwrap_or(0);
         let out = s.ok("snapshot", json!({}));
         let refs = out["refs"].as_u64().unwrap_or(0);
-        let name = page
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = page_name(page);
         report.push(format!(
             "{name}: {refs} refs / {visible} visible, truncated={}",
             out["truncated"]
@@ -315,6 +402,116 @@ fn corpus_snapshots_ref_95_percent_of_visible_interactive_elements() {
     }
     eprintln!("{}", report.join("\n"));
     assert!(!report.is_empty(), "no corpus page loaded");
+}
+
+/// Lowercased runs of letters and digits.
+fn words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The words of a snapshot's names and text: the header line, refs and the
+/// role after a ref or at a line's start are structure, not page text, and
+/// a word cut short by clipping (`toget…`) is no word of the page.
+fn snapshot_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().skip(1) {
+        let mut role_next = true;
+        for tok in line.split_whitespace() {
+            if tok.starts_with('@') {
+                role_next = true;
+                continue;
+            }
+            if std::mem::take(&mut role_next) && !tok.starts_with('"') {
+                continue;
+            }
+            let mut ws: Vec<String> = words(tok).collect();
+            if tok.trim_end_matches('"').ends_with('…') {
+                ws.pop();
+            }
+            out.extend(ws);
+        }
+    }
+    out
+}
+
+/// Snapshot words that the page's `inner_text` holds only as two words
+/// (`Norway3` where the page reads `Norway 3`): text the snapshot glued
+/// together. `alt_text` (alt, aria-label, title, placeholder attributes) is
+/// text a snapshot shows that `innerText` does not: its words are known.
+fn glued_words(snapshot: &str, inner_text: &str, alt_text: &str) -> Vec<String> {
+    let known: std::collections::HashSet<String> =
+        words(inner_text).chain(words(alt_text)).collect();
+    let chunks: Vec<&str> = inner_text.split_whitespace().collect();
+    let mut split = std::collections::HashSet::new();
+    for pair in chunks.windows(2) {
+        if let (Some(a), Some(b)) = (words(pair[0]).last(), words(pair[1]).next())
+            && pair[0].ends_with(char::is_alphanumeric)
+            && pair[1].starts_with(char::is_alphanumeric)
+        {
+            split.insert(format!("{a}{b}"));
+        }
+    }
+    let mut glued: Vec<String> = snapshot_words(snapshot)
+        .into_iter()
+        .filter(|w| !known.contains(w) && split.contains(w))
+        .collect();
+    glued.sort();
+    glued.dedup();
+    glued
+}
+
+#[test]
+fn glued_words_are_found_by_the_corpus_measure() {
+    assert_eq!(
+        glued_words(
+            "page \"x\" u\n listitem: Norway3 · @e2 \"WillisMarch\"\n @e3 listitem \"ok\"\n \
+             img \"homepage\"\n text: to get toget…",
+            "Norway\t3\nWillis\nMarch list item, home page, to get",
+            "homepage"
+        ),
+        ["norway3", "willismarch"]
+    );
+}
+
+/// The page's `innerText` and the text of the attributes a snapshot shows.
+const PAGE_TEXT: &str = "({ inner: document.body.innerText, alt: [...document.querySelectorAll('[alt], [aria-label], [title], [placeholder]')]
+    .map(e => ['alt', 'aria-label', 'title', 'placeholder'].map(a => e.getAttribute(a) || '').join(' ')).join(' ') })";
+
+/// Text as a person reads it, on real pages: no snapshot word is two words
+/// of the page's `innerText` run together (`WillisMarch`, `2192Shares`).
+#[test]
+fn corpus_snapshots_never_glue_two_words_of_the_rendered_text() {
+    let Some(pages) = corpus_pages("glued-word check") else {
+        return;
+    };
+    let s = session!();
+    let mut report = Vec::new();
+    let mut total = 0;
+    for page in &pages {
+        let url = format!("file://{}", page.display());
+        if s.cmd("goto", json!({ "url": url, "until": "domcontentloaded" }))["ok"] != true {
+            continue;
+        }
+        let text = snap(&s, json!({}));
+        let page_text = s.ok("eval", json!({ "script": PAGE_TEXT }))["value"].clone();
+        let glued = glued_words(
+            &text,
+            page_text["inner"].as_str().unwrap_or_default(),
+            page_text["alt"].as_str().unwrap_or_default(),
+        );
+        total += glued.len();
+        let sample: Vec<&str> = glued.iter().take(8).map(String::as_str).collect();
+        report.push(format!(
+            "{}: {} glued {sample:?}",
+            page_name(page),
+            glued.len()
+        ));
+    }
+    eprintln!("{}\ntotal glued words: {total}", report.join("\n"));
+    assert!(!report.is_empty(), "no corpus page loaded");
+    assert_eq!(total, 0, "{}", report.join("\n"));
 }
 
 #[test]

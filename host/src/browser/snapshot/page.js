@@ -31,6 +31,53 @@
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
 
+  // Text flows as rendering lays it out. A whitespace-only text node is a
+  // space (rendering keeps one between inline boxes, `<b>3</b> items`); a
+  // block box or a <br> is a separator; both collapse into their neighbours.
+  // Shared and frozen: the walk meets thousands of them.
+  const WS = Object.freeze({ t: 'text', s: ' ' });
+  const SEP = Object.freeze({ t: 'sep' });
+  // Whether a box starts a line of its own (what innerText also breaks on):
+  // blocks, list items, table cells and rows, flex and grid items (their
+  // computed display is blockified). `contents` has no box; ruby is inline.
+  const isBlock = (d) => !(d.startsWith('inline') || d === 'contents' || d.startsWith('ruby'));
+  function pushWs(out) {
+    const last = out[out.length - 1];
+    if (last !== WS && last !== SEP) out.push(WS);
+  }
+  function pushSep(out) {
+    const last = out[out.length - 1];
+    if (last === WS) out[out.length - 1] = SEP;
+    else if (last !== SEP) out.push(SEP);
+  }
+
+  // What an element renders: its open shadow root when it hosts one (any
+  // element, <body> included), a slot's assigned nodes, else its children.
+  function childrenOf(el) {
+    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    return el.tagName === 'SLOT' ? slotted(el) : el.childNodes;
+  }
+
+  // A CSS selector's first match: in the document, else in open shadow roots
+  // (on any host, nested ones too) in document order, as Playwright's css
+  // engine pierces them. Each root is queried on its own, so one selector
+  // does not span a shadow boundary (`#host button`). The light DOM goes
+  // first because it costs one querySelector; the roots are looked for
+  // (a walk of the page) only when it has no match.
+  function deepQuery(selector) {
+    return document.querySelector(selector) || queryShadows(document, selector);
+  }
+  function queryShadows(root, selector) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const sr = n.shadowRoot;
+      if (!sr) continue;
+      const hit = sr.querySelector(selector) || queryShadows(sr, selector);
+      if (hit) return hit;
+    }
+    return null;
+  }
+
   function implicitRole(el) {
     const tag = el.tagName;
     switch (tag) {
@@ -72,33 +119,32 @@
     return role;
   }
 
-  // Visible text of a subtree, for names from content.
-  function textOf(node, depth = 0) {
+  // Visible text of a subtree, for names from content: a space where a
+  // block box or a <br> breaks the line, nothing from hidden parts. Each
+  // element's style is read once, by the element itself.
+  function textOf(node, depth = 0, shown = true) {
     if (depth > 20) return '';
-    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 3) return shown ? node.data : '';
     if (node.nodeType !== 1) return '';
     const el = node;
     if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return '';
+    if (el.tagName === 'BR') return ' ';
     if (el.tagName === 'IMG') return el.getAttribute('alt') || '';
     if (el.tagName === 'INPUT') return el.type === 'submit' || el.type === 'button' ? el.value : '';
+    const leaf = el.childElementCount === 0 && !el.shadowRoot && el.tagName !== 'SLOT';
     // Most names (links, buttons) are a bare text node: skip style lookups.
-    if (el.childElementCount === 0 && !el.shadowRoot && el.tagName !== 'SLOT') {
-      if (depth > 0) { const aria = el.getAttribute('aria-label'); if (aria) return aria; }
-      return el.textContent;
-    }
+    if (leaf && depth === 0) return el.textContent;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
     if (style.display === 'none') return '';
-    const aria = el.getAttribute('aria-label');
-    if (aria && depth > 0) return aria;
-    let out = '';
-    const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.tagName === 'SLOT' ? slotted(el) : el.childNodes;
-    for (const k of kids) {
-      const t = textOf(k, depth + 1);
-      if (!t) continue;
-      const block = k.nodeType === 1 && !String(el.ownerDocument.defaultView.getComputedStyle(k).display).startsWith('inline');
-      out += block ? ' ' + t + ' ' : t;
-    }
-    return style.visibility === 'visible' || depth === 0 ? out : '';
+    const pad = depth > 0 && isBlock(style.display) ? ' ' : '';
+    const aria = depth > 0 && el.getAttribute('aria-label');
+    if (aria) return pad + aria + pad;
+    // The root's own visibility is its caller's business (old behaviour).
+    const visible = depth === 0 || style.visibility === 'visible';
+    if (leaf) return visible ? pad + el.textContent + pad : pad;
+    let out = pad;
+    for (const k of childrenOf(el)) out += textOf(k, depth + 1, visible);
+    return out + pad;
   }
 
   function slotted(slot) {
@@ -223,30 +269,36 @@
     return ref;
   }
 
-  // Builds the item tree: {t:'el', role, name, info, ref, kids} | {t:'text', s, block} | {t:'frame', i, name}.
-  function visit(node, st, parentVisible, inLabel) {
-    if (st.stop) return [];
+  // Builds the item tree into `out`: {t:'el', role, name, info, ref, kids} |
+  // {t:'text', s} | WS | SEP | {t:'frame', i, name}.
+  function visit(node, st, parentVisible, inLabel, out) {
+    if (st.stop) return;
     if (node.nodeType === 3) {
-      if (!parentVisible || inLabel) return [];
+      if (!parentVisible || inLabel) return;
+      // \s takes in no-break spaces too: they print as plain spaces.
       const s = node.data.replace(/\s+/g, ' ');
-      return s.trim() ? [{ t: 'text', s, block: false }] : [];
+      if (s === ' ') pushWs(out);
+      else if (s) out.push({ t: 'text', s });
+      return;
     }
-    if (node.nodeType === 11) return visitKids(node.childNodes, st, parentVisible, inLabel);
-    if (node.nodeType !== 1) return [];
+    if (node.nodeType === 11) { visitKids(node.childNodes, st, parentVisible, inLabel, out); return; }
+    if (node.nodeType !== 1) return;
     const el = node;
-    if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return [];
-    if (NAMING.has(el.tagName) && el.parentElement && el.parentElement.firstElementChild === el) return [];
+    if (SKIP.has(el.tagName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
+    if (el.tagName === 'BR') { if (parentVisible) pushSep(out); return; }
+    if (NAMING.has(el.tagName) && el.parentElement && el.parentElement.firstElementChild === el) return;
     const view = el.ownerDocument.defaultView;
     const style = view.getComputedStyle(el);
-    if (style.display === 'none') return [];
-    if (++st.visited > 200000) { st.stop = true; st.truncated = true; return []; }
+    if (style.display === 'none') return;
+    if (++st.visited > 200000) { st.stop = true; st.truncated = true; return; }
     const visible = style.visibility === 'visible' && style.contentVisibility !== 'hidden';
     let role = roleOf(el);
-    if (role === 'hidden') return [];
+    if (role === 'hidden') return;
     if (role === 'iframe') {
-      if (!visible || !hasBox(el)) return [];
+      if (!visible || !hasBox(el)) return;
       W.pending.push(el);
-      return [{ t: 'frame', i: W.pending.length - 1, name: nameOf(el, role) }];
+      out.push({ t: 'frame', i: W.pending.length - 1, name: nameOf(el, role) });
+      return;
     }
     if (!role && visible && style.cursor === 'pointer' && el.tagName !== 'LABEL') {
       const p = el.parentElement;
@@ -256,16 +308,18 @@
     if (!role && el.tagName === 'SUMMARY') role = 'button';
     if (!role && el.tabIndex >= 0 && el.hasAttribute('tabindex') && hasBox(el)) role = 'clickable';
     const label = el.tagName === 'LABEL' && el.control ? true : inLabel;
-    let kids;
-    if (role === 'combobox' && el.tagName === 'SELECT') kids = [];
-    else if (role === 'textbox' || role === 'searchbox') kids = [];
-    else kids = visitKids(el.shadowRoot ? el.shadowRoot.childNodes : el.tagName === 'SLOT' ? slotted(el) : el.childNodes, st, visible, label);
-    const block = !String(style.display).startsWith('inline');
+    const childless = (role === 'combobox' && el.tagName === 'SELECT') || role === 'textbox' || role === 'searchbox';
+    const block = isBlock(style.display);
     if (!role || !visible) {
-      if (block) for (const k of kids) if (k.t === 'text') k.block = true;
-      if (block && kids.length) { kids[0].brk = true; kids[kids.length - 1].brkAfter = true; }
-      return kids;
+      // A plain container's content joins its parent's flow, set apart
+      // when it is a box of its own.
+      if (childless) return;
+      if (block) pushSep(out);
+      visitKids(childrenOf(el), st, visible, label, out);
+      if (block) pushSep(out);
+      return;
     }
+    const kids = childless ? [] : visitKids(childrenOf(el), st, visible, label, []);
     const name = nameOf(el, role);
     const item = { t: 'el', role, name, info: states(el, role), ref: null, kids, block };
     // A control drawn by its label (a hidden checkbox behind a styled label)
@@ -279,7 +333,7 @@
       // Its text is its name: keep only nested things an agent can act on.
       item.kids = flattenRefs(kids);
     }
-    return [item];
+    out.push(item);
   }
 
   function flattenRefs(items) {
@@ -291,9 +345,8 @@
     return out;
   }
 
-  function visitKids(list, st, parentVisible, inLabel) {
-    const out = [];
-    for (const k of list) { for (const it of visit(k, st, parentVisible, inLabel)) out.push(it); if (st.stop) break; }
+  function visitKids(list, st, parentVisible, inLabel, out) {
+    for (const k of list) { visit(k, st, parentVisible, inLabel, out); if (st.stop) break; }
     return out;
   }
 
@@ -318,19 +371,19 @@
     return tok;
   }
   // Whether an item can sit inside a line of text.
-  const inlineRef = (it) => it.t === 'el' && it.ref !== null && !it.block && it.kids.every((k) => k.t === 'text');
+  const inlineRef = (it) => it.t === 'el' && it.ref !== null && !it.block && it.kids.every((k) => k.t === 'text' || k.t === 'sep');
   const hasWords = (s) => /[\p{L}\p{N}]/u.test(s);
 
-  // Splits kids into flows: [{flow: [...text/ref tokens]}] or {item}.
+  // Splits kids into flows: [{flow: [...text/sep/ref tokens]}] or {item}.
   function segments(kids) {
     const out = [];
     let flow = null;
     for (const k of kids) {
-      if (k.t === 'text' || inlineRef(k)) {
+      if (k.t === 'text' || k.t === 'sep' || inlineRef(k)) {
+        // Spaces and separators between items are layout, not a flow.
+        if (!flow && (k === WS || k === SEP)) continue;
         if (!flow) { flow = []; out.push({ flow }); }
-        if (k.t === 'text' && k.brk && flow.length) flow.push({ sep: true });
         flow.push(k);
-        if (k.t === 'text' && k.brkAfter) flow.push({ sep: true });
       } else {
         flow = null;
         out.push({ item: k });
@@ -345,8 +398,14 @@
     let out = '';
     let budget = st.textClip;
     let elided = false;
+    // A separator shows only between two things it separates, once.
+    let sep = false;
+    let any = false;
     for (const k of flow) {
-      if (k.sep) { if (budget > 0) out += ' · '; continue; }
+      if (k === SEP) { sep = any; continue; }
+      if (k === WS) { out += ' '; continue; }
+      if (sep) { if (budget > 0) out += ' · '; sep = false; }
+      any = true;
       if (k.t === 'text') {
         if (budget <= 0) { if (!elided && hasWords(k.s)) { out += '…'; elided = true; } continue; }
         const piece = clip(k.s, Math.max(budget, 2));
@@ -358,7 +417,7 @@
         elided = false;
       }
     }
-    return norm(out).replace(/^(· )+|( ·)+$/g, '').replace(/( · )+/g, ' · ');
+    return norm(out);
   }
 
   function emitFlow(flow, depth, st, lines) {
@@ -769,7 +828,11 @@
         if (!r.el) return { error: 'stale' };
         root = r.el;
       }
-      const items = root === document.body || root === document.documentElement ? visitKids(root.childNodes, st, true, false) : visit(root, st, true, false);
+      // <body> and <html> stand for the page (no line of their own), but
+      // what they render is still theirs: a shadow root on <body> included.
+      const items = [];
+      if (root === document.body || root === document.documentElement) visitKids(childrenOf(root), st, true, false, items);
+      else visit(root, st, true, false, items);
       const lines = [];
       emit(items, 0, st, lines);
       return { lines, nextRef: st.next, truncated: st.truncated, frames: W.pending.length,
@@ -793,7 +856,7 @@
         return r.el ? { el: r.el } : r;
       }
       let el;
-      try { el = document.querySelector(target); } catch (e) { return { invalid: String(e.message) }; }
+      try { el = deepQuery(target); } catch (e) { return { invalid: String(e.message) }; }
       return el ? { el } : { missing: true };
     },
   };

@@ -484,8 +484,14 @@ fn probe_script(c: &Condition) -> Result<String, ApiError> {
             "(document.body ? document.body.innerText : '').includes({}) === {present}",
             js(text)
         ),
+        // The selector pierces open shadow roots as actions' targets do
+        // (deepQuery in snapshot/page.js; this probe runs in the page's world).
         Condition::Selector { selector, state } => format!(
-            "(() => {{ let el; try {{ el = document.querySelector({sel}); }} catch (e) {{ return {{error: 'invalid selector ' + {sel}}}; }}
+            "(() => {{ const deep = (root) => {{ const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+                for (let n = w.nextNode(); n; n = w.nextNode()) if (n.shadowRoot) {{
+                  const hit = n.shadowRoot.querySelector({sel}) || deep(n.shadowRoot); if (hit) return hit; }}
+                return null; }};
+              let el; try {{ el = document.querySelector({sel}) || deep(document); }} catch (e) {{ return {{error: 'invalid selector ' + {sel}}}; }}
               const visible = !!el && (() => {{ const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
                 return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; }})();
               return {check}; }})()",

@@ -94,6 +94,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
         "Slotted link"
     );
     s.err("click", json!({ "target": "#nowhere" }), "not_found");
+    s.ok("wait", json!({ "selector": "#deep", "state": "visible" }));
 
     // A ref inside the shadow root scopes a snapshot.
     let region = ref_of(&text, "link \"Slotted link\"");

@@ -647,8 +647,7 @@
     //    acknowledged after both; observer callbacks are microtasks, so the
     //    count is up to date when this runs);
     //  - changes made by zero-delay timers the handlers set (ours is set after
-    //    theirs, and timers run in order), and by anything else they queued as
-    //    a task when they changed the DOM (one task turn);
+    //    theirs, and timers run in order);
     //  - changes made in the animation frames the handlers or those timers
     //    asked for (our frame callback runs after theirs, and we wait past the
     //    rendering step), then frame after frame while each one changes the
@@ -658,8 +657,11 @@
     // Nothing changed and nothing asked for: it returns at once. Changed and
     // nothing asked for: the changes are complete, a snapshot reads them
     // directly (style and layout are computed when read), so no frame either.
-    // Not awaited: timers with a delay, network responses, chains of tasks the
-    // page cannot be asked about; `wait` is for those. At most maxMs in all.
+    // Not awaited: timers with a delay, network responses, tasks the page
+    // posts otherwise (postMessage, scheduler.postTask); `wait` is for those.
+    // After input Chromium runs ordinary tasks only once the next frame is
+    // drawn, so even a zero-delay turn costs a frame: taken only when the page
+    // set a timer. At most maxMs in all.
     async settle(maxMs) {
       if (!W.mo) return 0;
       const start = performance.now();
@@ -668,7 +670,7 @@
       // Style attributes rewritten every frame are a script animation, not a render.
       const changes = () => W.mutations - W.restyles;
       const changed = () => W.mutations > 0 || location.href !== W.urlBefore;
-      if (asked('timerId', timerProbe) || changed()) await sleep(0);
+      if (asked('timerId', timerProbe)) await sleep(0);
       let more = asked('frameId', frameProbe) || (changed() && document.getAnimations().some((a) => a.pending));
       while (more && left() > 0) {
         const before = changes();

@@ -399,7 +399,8 @@ fn click_reports_a_cover_inside_or_outside_the_target_s_control_precisely() {
 // Issue 9, item 6: the settle contract (see `settle` in page.js). A snapshot
 // taken right after a click shows what the click's handlers rendered, whether
 // they render at once, in a microtask, in a zero-delay timer, in the next
-// animation frame, or a frame after a timer, or over two frames.
+// animation frame, in a frame after a timer or a timer after a frame, or over
+// two frames.
 #[test]
 fn a_snapshot_right_after_a_click_shows_what_the_click_rendered() {
     let s = session!();
@@ -409,6 +410,7 @@ fn a_snapshot_right_after_a_click_shows_what_the_click_rendered() {
         "timeout",
         "raf",
         "timeout-raf",
+        "raf-timeout",
         "raf-raf",
     ] {
         s.ok(

@@ -226,6 +226,8 @@ fn double() { let s = "x"; loop { s += s; } }
 fn grow() { let a = []; loop { a.push(1); } }
 fn deep(n) { deep(n + 1) }
 fn sleepy() { let x = 0; while true { x += 1; } }
+fn sneaky_eval() { let f = Fn("eval"); f.call("op(\"web\", \"search\", #{ query: \"x\" })") }
+fn sneaky_curry() { let f = Fn("ev" + "al"); call(f, "1") }
 "#,
     )]);
     let cases = [
@@ -243,6 +245,11 @@ fn sleepy() { let x = 0; while true { x += 1; } }
             "{expr} took {:?}",
             started.elapsed()
         );
+    }
+    // `eval` cannot be reached through a function pointer either.
+    for expr in ["@evil.sneaky_eval", "@evil.sneaky_curry"] {
+        let e = plan(&m, expr).expect_err(expr);
+        assert_ne!(e.code(), ErrorCode::Internal, "{expr}: {}", e.message());
     }
     // The wall-clock deadline, independent of the operation budget.
     let e = m

@@ -32,6 +32,8 @@ use breaker::{Breaker, BreakerState, Policy};
 #[serde(rename_all = "snake_case")]
 pub enum FailureCode {
     InvalidInput,
+    /// The provider answered that what was asked for does not exist.
+    NotFound,
     Timeout,
     Network,
     RateLimited,
@@ -53,12 +55,16 @@ impl FailureCode {
         )
     }
 
-    /// Counts against the provider's health. A bad query or an operation it
-    /// does not have says nothing about whether the provider works.
+    /// Counts against the provider's health. A bad query, a missing page or
+    /// an operation it does not have says nothing about whether the provider
+    /// works.
     fn counts(self) -> bool {
         !matches!(
             self,
-            FailureCode::InvalidInput | FailureCode::NotSupported | FailureCode::PolicyBlocked
+            FailureCode::InvalidInput
+                | FailureCode::NotFound
+                | FailureCode::NotSupported
+                | FailureCode::PolicyBlocked
         )
     }
 }
@@ -589,7 +595,7 @@ fn from_wit(e: wit::Error) -> Attempt {
     use wit::Error as E;
     let (code, message) = match e {
         E::Denied(m) => (FailureCode::PolicyBlocked, m),
-        E::NotFound(m) => (FailureCode::Upstream, format!("not found: {m}")),
+        E::NotFound(m) => (FailureCode::NotFound, format!("not found: {m}")),
         E::InvalidInput(m) => (FailureCode::InvalidInput, m),
         E::RateLimited(m) => (FailureCode::RateLimited, m),
         E::Auth(m) => (FailureCode::Auth, m),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Cx, Scope};
 use crate::error::{ApiError, ErrorCode};
-use crate::providers::{Failure, Page, SearchOutcome, Status};
+use crate::providers::{Failure, FailureCode, Page, SearchOutcome, Status};
 
 const MAX_QUERY: usize = 2048;
 const MAX_LIMIT: u32 = 100;
@@ -138,8 +138,15 @@ impl Command for Fetch {
             .map_err(ApiError::invalid)?
         {
             Ok(page) => Ok(page),
+            // The provider's own verdict keeps its code; only a provider
+            // that failed to answer is `plugin_failed`.
             Err(f) => Err(ApiError::new(
-                ErrorCode::PluginFailed,
+                match f.code {
+                    FailureCode::NotFound => ErrorCode::NotFound,
+                    FailureCode::InvalidInput => ErrorCode::InvalidArgument,
+                    FailureCode::NotSupported => ErrorCode::Unsupported,
+                    _ => ErrorCode::PluginFailed,
+                },
                 human_failure(&f).trim_start_matches("! ").to_string(),
             )),
         }

@@ -527,13 +527,13 @@ fn fetch_reads_an_article_and_a_product_page() {
     );
     assert_eq!(product["provider"], "shopping");
     assert!(product["metadata"]["price"].is_string(), "{product}");
-    // A page that is not there is a typed failure, not a crash.
+    // A page that is not there is the provider's `not_found`, not a crash.
     let missing = d.cmd(
         "default",
         "fetch",
         json!({ "url": web().url("providers/articles/nope.html") }),
     );
-    assert_eq!(missing["error"]["code"], "plugin_failed", "{missing}");
+    assert_eq!(missing["error"]["code"], "not_found", "{missing}");
 }
 
 #[test]
@@ -813,4 +813,27 @@ fn an_install_whose_manifest_changed_after_approval_is_refused() {
         json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "grant": true, "approved": exact }),
     );
     assert_eq!(r["ok"], true, "{r}");
+}
+
+#[test]
+fn not_found_passes_through_without_retries_or_the_breaker() {
+    let d = with_providers(&[]);
+    let missing = web().url("providers/articles/nope.html");
+    for _ in 0..4 {
+        d.err("default", "fetch", json!({ "url": missing }), "not_found");
+    }
+    let status = d.ok("default", "providers_status", json!({}));
+    let web_status = status
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|s| s["id"] == "web")
+        .cloned()
+        .expect("web provider");
+    assert_eq!(web_status["breaker"], "closed", "{web_status}");
+    assert_eq!(web_status["consecutive_failures"], 0, "{web_status}");
+    assert_eq!(web_status["calls"], 4, "one call per fetch, no retries: {web_status}");
+    // Search through the same provider still works.
+    let out = d.ok("default", "search", json!({ "query": "webrig", "source": "web" }));
+    assert_eq!(out["failures"], json!([]), "{out}");
 }

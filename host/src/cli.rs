@@ -275,6 +275,9 @@ fn render(globals: &Globals, entry: &Entry, raw: &str, response: &Response) -> E
                     let _ = writeln!(stdout, "{}", printable(&text));
                 }
             }
+            if entry.failed(result) {
+                return ExitCode::from(crate::error::ErrorCode::PluginFailed.exit_code());
+            }
             ExitCode::SUCCESS
         }
         (_, Some(error)) => {

@@ -10,8 +10,8 @@ mod actions;
 mod capture;
 mod context;
 mod daemon;
-mod macros;
 pub mod envelope;
+mod macros;
 mod nav;
 pub mod openapi;
 mod plugins;
@@ -90,6 +90,13 @@ pub trait Command:
 
     /// Short human rendering for the CLI.
     fn human(out: &Self::Output) -> String;
+
+    /// The command answered, but what was asked did not happen (every
+    /// provider failed a search, a plugin failed verification): the CLI
+    /// prints the answer and exits with `plugin_failed`'s code (12).
+    fn failed(_out: &Self::Output) -> bool {
+        false
+    }
 }
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
@@ -108,6 +115,7 @@ pub struct Entry {
     run: fn(Cx, Value) -> BoxFuture,
     check: fn(Value) -> Result<(), ApiError>,
     human: fn(&Value) -> Option<String>,
+    failed: fn(&Value) -> bool,
     args_schema: fn() -> schemars::Schema,
     output_schema: fn() -> schemars::Schema,
 }
@@ -131,9 +139,17 @@ impl Entry {
                     .ok()
                     .map(|out| T::human(&out))
             },
+            failed: |v| {
+                serde_json::from_value::<T::Output>(v.clone()).is_ok_and(|out| T::failed(&out))
+            },
             args_schema: || schemars::schema_for!(T),
             output_schema: || schemars::schema_for!(T::Output),
         }
+    }
+
+    /// True when an answer says the work did not happen (see [`Command::failed`]).
+    pub fn failed(&self, result: &Value) -> bool {
+        (self.failed)(result)
     }
 
     /// The CLI words, e.g. `tab new`.

@@ -444,6 +444,10 @@ impl Command for PluginVerify {
         Ok(out)
     }
 
+    fn failed(out: &Vec<Verified>) -> bool {
+        out.iter().any(|v| !v.ok)
+    }
+
     fn human(out: &Vec<Verified>) -> String {
         if out.is_empty() {
             return "no plugins installed".into();

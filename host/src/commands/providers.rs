@@ -74,6 +74,17 @@ impl Command for Search {
         Ok(out)
     }
 
+    /// Every provider it asked failed.
+    fn failed(out: &SearchOutcome) -> bool {
+        out.results.is_empty()
+            && !out.failures.is_empty()
+            && out
+                .meta
+                .providers
+                .iter()
+                .all(|p| out.failures.iter().any(|f| &f.provider == p))
+    }
+
     fn human(out: &SearchOutcome) -> String {
         let mut lines = Vec::new();
         for (i, r) in out.results.iter().enumerate() {

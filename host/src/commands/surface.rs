@@ -61,7 +61,7 @@ pub fn markdown() -> String {
         let _ = writeln!(out, "Result:\n");
         fields(&mut out, e.output_schema().as_value());
     }
-    out.push_str("## Errors and exit codes\n\nA failed command answers `{\"ok\": false, \"error\": {\"code\", \"message\", \"hint\"?}}`. The codes are a closed set; the CLI exits with the code's number (1: the daemon could not be reached or started).\n\n| code | exit | HTTP | meaning |\n| --- | --- | --- | --- |\n");
+    out.push_str("## Errors and exit codes\n\nA failed command answers `{\"ok\": false, \"error\": {\"code\", \"message\", \"hint\"?}}`. The codes are a closed set; the CLI exits with the code's number (1: the daemon could not be reached or started). Two answers that are not errors still fail the CLI with `plugin_failed`'s 12: a `search` where every provider it asked failed (the answer, with each failure, is printed), and a `plugin verify` that found a bad plugin.\n\n| code | exit | HTTP | meaning |\n| --- | --- | --- | --- |\n");
     for code in ErrorCode::ALL {
         let _ = writeln!(
             out,

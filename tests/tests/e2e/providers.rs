@@ -121,6 +121,9 @@ fn a_tampered_component_is_refused_and_the_daemon_serves_on() {
 
     let verify = d.ok("default", "plugin_verify", json!({}));
     assert_eq!(verify[0]["ok"], false, "{verify}");
+    // The CLI prints BAD and fails with plugin_failed's exit code.
+    let cli = d.cli(&["plugin", "verify"]);
+    assert_eq!(cli.status.code(), Some(12), "{cli:?}");
     d.crash_and_restart().expect("restart");
     let status = d.ok("default", "providers", json!({}));
     assert_eq!(status[0]["ready"], false, "{status}");
@@ -832,8 +835,31 @@ fn not_found_passes_through_without_retries_or_the_breaker() {
         .expect("web provider");
     assert_eq!(web_status["breaker"], "closed", "{web_status}");
     assert_eq!(web_status["consecutive_failures"], 0, "{web_status}");
-    assert_eq!(web_status["calls"], 4, "one call per fetch, no retries: {web_status}");
+    assert_eq!(
+        web_status["calls"], 4,
+        "one call per fetch, no retries: {web_status}"
+    );
     // Search through the same provider still works.
-    let out = d.ok("default", "search", json!({ "query": "webrig", "source": "web" }));
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "source": "web" }),
+    );
     assert_eq!(out["failures"], json!([]), "{out}");
+}
+
+#[test]
+fn a_search_where_every_provider_failed_exits_with_plugin_failed() {
+    let d = with_providers(&["web", "community", "shopping", "social"]);
+    let out = d.cli(&["search", "webrig", "--source", "all"]);
+    assert_eq!(out.status.code(), Some(12), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("web") && text.contains("community"),
+        "each failure is shown: {text}"
+    );
+    // One provider answering is a partial success: exit 0.
+    let d = with_providers(&["community", "shopping", "social"]);
+    let out = d.cli(&["search", "webrig", "--source", "all"]);
+    assert!(out.status.success(), "{out:?}");
 }

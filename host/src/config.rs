@@ -331,6 +331,20 @@ pub fn ensure_private_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A fresh directory named `prefix…` in `parent` (or the system's temp
+/// directory), mode 0700, kept on disk: tempfile's own mode follows the umask.
+pub fn private_tempdir(prefix: &str, parent: Option<&Path>) -> std::io::Result<PathBuf> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix).permissions(std::fs::Permissions::from_mode(0o700));
+    let dir = match parent {
+        Some(p) => b.tempdir_in(p)?,
+        None => b.tempdir()?,
+    }
+    .keep();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+    Ok(dir)
+}
+
 /// The daemon port: `--port`, else `WEBRIG_PORT`, else 9377.
 pub fn port(flag: Option<u16>) -> anyhow::Result<u16> {
     if let Some(port) = flag {

@@ -180,12 +180,8 @@ pub struct Started {
 /// Starts `webrig browser-keeper` for `browser` (executable first) and waits
 /// for its `ready` line. `stderr` receives the keeper's and the browser's logs.
 pub async fn start(browser: &[String], stderr: std::fs::File) -> Result<Started, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("webrig-cdp-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a socket dir: {e}"))?
-        .keep();
-    set_mode(&dir, 0o700).map_err(|e| format!("{e:#}"))?;
+    let dir = crate::config::private_tempdir("webrig-cdp-", None)
+        .map_err(|e| format!("cannot create a socket dir: {e}"))?;
     let exe = std::env::current_exe().map_err(|e| format!("finding webrig: {e}"))?;
     let mut keeper = tokio::process::Command::new(exe)
         .arg("browser-keeper")

@@ -108,11 +108,9 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
             // Kept on disk (not a TempDir that deletes on drop): the browser
             // may outlive this daemon and be re-attached by the next one,
             // which then owns the deletion.
-            let dir = tempfile::Builder::new()
-                .prefix("webrig-profile-")
-                .tempdir()
-                .map_err(|e| ApiError::internal(format!("cannot create a profile dir: {e}")))?
-                .keep();
+            // Owner-only: a profile holds cookies and logins.
+            let dir = crate::config::private_tempdir("webrig-profile-", None)
+                .map_err(|e| ApiError::internal(format!("cannot create a profile dir: {e}")))?;
             (dir.clone(), Some(dir))
         }
     };

@@ -253,8 +253,10 @@ impl Registry {
             RegistryError::Io(format!("{}: {e}", what.display()))
         };
         crate::config::ensure_private_dir(&self.dir).map_err(|e| io(&self.dir, &e))?;
+        // 0700 like every plugin folder (tempfile's mode follows the umask).
         let stage = tempfile::Builder::new()
             .prefix(".install-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir_in(&self.dir)
             .map_err(|e| io(&self.dir, &e))?;
         let text = toml::to_string(&manifest).map_err(|e| io(&source.manifest_path, &e))?;

@@ -463,3 +463,24 @@ fn a_browser_is_not_started_without_the_memory_it_needs() {
         "{sessions}"
     );
 }
+
+#[test]
+fn a_managed_browsers_throwaway_profile_is_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = SessionGuard::new(daemon(), "doors-profile-mode");
+    s.ok("goto", json!({ "url": web().url("nav/a.html") }));
+    let bindings: Value = serde_json::from_str(
+        &std::fs::read_to_string(daemon().home().join("sessions.json")).expect("sessions.json"),
+    )
+    .expect("json");
+    let profile = bindings[s.name.as_str()]["temp_profile"]
+        .as_str()
+        .expect("a throwaway profile")
+        .to_string();
+    let mode = std::fs::metadata(&profile)
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o700, "{profile}");
+}

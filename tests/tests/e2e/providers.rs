@@ -863,3 +863,19 @@ fn a_search_where_every_provider_failed_exits_with_plugin_failed() {
     let out = d.cli(&["search", "webrig", "--source", "all"]);
     assert!(out.status.success(), "{out:?}");
 }
+
+#[test]
+fn plugin_folders_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    let plugins = d.home().join("plugins");
+    assert_eq!(mode(&plugins), 0o700);
+    for dir in std::fs::read_dir(&plugins).expect("plugins").flatten() {
+        assert_eq!(mode(&dir.path()), 0o700, "{}", dir.path().display());
+        for file in std::fs::read_dir(dir.path()).expect("plugin").flatten() {
+            assert_eq!(mode(&file.path()), 0o600, "{}", file.path().display());
+        }
+    }
+}

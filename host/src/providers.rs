@@ -368,8 +368,11 @@ impl Providers {
         })
     }
 
-    /// The provider that should read `url`: `provider` when given; else one
-    /// that names the URL's host in its manifest; else a `web` provider.
+    /// The provider that should read `url`: `provider` when given; else, by
+    /// host *and* port, one whose manifest names it, then one whose
+    /// configured endpoint it is, then a `web` provider whose grant covers
+    /// it, then any provider whose grant covers it; else a `web` provider
+    /// (which then says the host:port was not granted).
     pub fn fetcher(&self, url: &url::Url, provider: Option<&str>) -> Result<Arc<Plugin>, String> {
         if let Some(id) = provider {
             let p = self
@@ -390,10 +393,22 @@ impl Providers {
         let host = url.host_str().unwrap_or_default();
         let port = url.port_or_known_default().unwrap_or(0);
         // Routed by what each provider was actually granted, so a URL never
-        // goes to a plugin that may not reach its host.
+        // goes to a plugin that may not reach its host and port.
         let named = all.iter().find(|p| p.access.grants.names_host(host, port));
+        let configured = || {
+            all.iter()
+                .find(|p| p.access.grants.configured_for(host, port))
+        };
+        let web_covers = || {
+            all.iter()
+                .find(|p| p.source() == "web" && p.access.grants.covers(host, port))
+        };
+        let covers = || all.iter().find(|p| p.access.grants.covers(host, port));
         let web = || all.iter().find(|p| p.source() == "web");
         named
+            .or_else(configured)
+            .or_else(web_covers)
+            .or_else(covers)
             .or_else(web)
             .or(all.first())
             .cloned()

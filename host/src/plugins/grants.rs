@@ -195,14 +195,14 @@ impl Effective {
             .filter(|r| r.allows(host, port))
             .peekable();
         if rules.peek().is_none() {
-            return Err(format!("host {host} was not granted"));
+            return Err(format!("host {host}:{port} was not granted"));
         }
         let internal = targets_internal(host, resolved);
         // An internal address needs a rule naming that very host: `*` or
         // `*.example.org` never open one.
         if internal && !rules.any(|r| r.opens_internal(host)) {
             return Err(format!(
-                "{host} is a loopback, private or link-local address"
+                "{host}:{port} is a loopback, private or link-local address that was not granted"
             ));
         }
         Ok(())
@@ -215,6 +215,19 @@ impl Effective {
         self.hosts
             .iter()
             .any(|r| !r.configured && !r.is_any() && r.allows(host, port))
+    }
+
+    /// Whether a user-configured endpoint of this plugin is `host:port`.
+    pub fn configured_for(&self, host: &str, port: u16) -> bool {
+        self.hosts
+            .iter()
+            .any(|r| r.configured && r.allows(host, port))
+    }
+
+    /// Whether any granted rule (`*` and configured endpoints included)
+    /// lets a request to `host:port` out (before the SSRF check).
+    pub fn covers(&self, host: &str, port: u16) -> bool {
+        self.hosts.iter().any(|r| r.allows(host, port))
     }
 
     pub fn browser(&self) -> BrowserAccess {

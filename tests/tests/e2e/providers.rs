@@ -879,3 +879,44 @@ fn plugin_folders_are_owner_only() {
         }
     }
 }
+
+#[test]
+fn fetch_routes_by_host_and_port() {
+    // The shop lives on a second server: same host, another port.
+    let shop = webrig_tests::FixtureWeb::start_on(webrig_tests::fixture_dir(), 0);
+    let config = provider_config(&[]).replace(
+        &format!("search_url = \"{}", web().url("providers")),
+        &format!("search_url = \"{}", shop.url("providers")),
+    );
+    assert!(config.contains(&shop.port().to_string()), "{config}");
+    let d = Daemon::start_with_config(&config).expect("daemon");
+    for dir in ["web", "shopping"] {
+        install_first_party(&d, dir);
+    }
+    let product = d.ok(
+        "default",
+        "fetch",
+        json!({ "url": shop.url("providers/shop/products/merino-socks.html") }),
+    );
+    assert_eq!(product["provider"], "shopping", "routed by port: {product}");
+    let article = d.ok(
+        "default",
+        "fetch",
+        json!({ "url": web().url("providers/articles/agents-need-a-browser.html") }),
+    );
+    assert_eq!(article["provider"], "web", "{article}");
+    // A port nobody was granted: the message names host:port.
+    let e = d.err(
+        "default",
+        "fetch",
+        json!({ "url": "http://127.0.0.1:9/x", "provider": "web" }),
+        "plugin_failed",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("127.0.0.1:9"),
+        "{e}"
+    );
+}

@@ -31,6 +31,33 @@ pub struct Plugin {
     pub loaded: Result<Loaded, String>,
     /// What a provider says it is (`describe`), when it loaded.
     pub info: Option<wit::ProviderInfo>,
+    /// The component file as it was when verified (see [`Plugin::ready`]).
+    stamp: std::sync::Mutex<Option<FileStamp>>,
+    /// Set once the file on disk is found changed: the plugin never runs again.
+    tampered: std::sync::OnceLock<String>,
+}
+
+/// What changes when a file's content may have: size, inode, and the
+/// modification and change times (ctime cannot be set back by a writer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    ino: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileStamp {
+    fn of(path: &std::path::Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            len: m.len(),
+            ino: m.ino(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        })
+    }
 }
 
 impl Plugin {
@@ -38,8 +65,36 @@ impl Plugin {
         &self.installed.manifest.id
     }
 
+    /// Ready to call: it loaded, and its component file is still what was
+    /// installed. Checked on every call and every `list`/`verify`: a cheap
+    /// stat, and the sha256 again only when the file's stamp moved. A
+    /// changed file refuses this call and every later one.
     pub fn ready(&self) -> Result<&Loaded, String> {
-        self.loaded.as_ref().map_err(Clone::clone)
+        if let Some(why) = self.tampered.get() {
+            return Err(why.clone());
+        }
+        let loaded = self.loaded.as_ref().map_err(Clone::clone)?;
+        self.check_intact()?;
+        Ok(loaded)
+    }
+
+    fn check_intact(&self) -> Result<(), String> {
+        let now = FileStamp::of(&self.installed.component_path());
+        let mut stamp = self.stamp.lock().unwrap_or_else(|e| e.into_inner());
+        if now.is_some() && *stamp == now {
+            return Ok(());
+        }
+        match self.installed.component() {
+            Ok(_) => {
+                *stamp = now;
+                Ok(())
+            }
+            Err(e) => {
+                let why = e.to_string();
+                let _ = self.tampered.set(why.clone());
+                Err(why)
+            }
+        }
     }
 
     /// Its source (`web`, `community`, …), as `describe` said; "" if unknown.
@@ -147,6 +202,7 @@ impl PluginHost {
             mine,
         )
         .for_plugin(&installed.manifest.id, self.browser.clone());
+        let stamp = FileStamp::of(&installed.component_path());
         let loaded = self.link(&installed);
         let info = match &loaded {
             Ok(l) => match self
@@ -169,6 +225,8 @@ impl PluginHost {
             access,
             loaded,
             info,
+            stamp: std::sync::Mutex::new(stamp),
+            tampered: std::sync::OnceLock::new(),
         }
     }
 

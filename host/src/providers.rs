@@ -231,8 +231,8 @@ impl Providers {
                     version: p.installed.manifest.version.clone(),
                     source: p.info.as_ref().map(|_| p.source().to_string()),
                     operations: p.operations().to_vec(),
-                    ready: p.loaded.is_ok() && p.info.is_some(),
-                    error: p.loaded.as_ref().err().cloned().or_else(|| {
+                    ready: p.ready().is_ok() && p.info.is_some(),
+                    error: p.ready().err().or_else(|| {
                         p.info
                             .is_none()
                             .then(|| "describe() failed; see the daemon log".to_string())

@@ -47,8 +47,8 @@ impl PluginView {
             dir: p.installed.dir.display().to_string(),
             asks: m.capabilities.clone(),
             granted: p.installed.grant.clone(),
-            ready: p.loaded.is_ok(),
-            error: p.loaded.as_ref().err().cloned(),
+            ready: p.ready().is_ok(),
+            error: p.ready().err(),
             source: p.info.as_ref().map(|_| p.source().to_string()),
             operations: p.operations().to_vec(),
         }

@@ -920,3 +920,51 @@ fn fetch_routes_by_host_and_port() {
         "{e}"
     );
 }
+
+#[test]
+fn a_component_changed_while_the_daemon_runs_is_refused_at_once() {
+    let d = Daemon::start().expect("daemon");
+    assert_eq!(install_hello(&d, true)["ok"], true);
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "x", "source": "all" }),
+    );
+    assert_eq!(found["failures"], json!([]), "{found}");
+    // Same size, one bit flipped, no restart and no reload.
+    let installed = d.home().join("plugins/hello-provider/hello_provider.wasm");
+    let mut bytes = std::fs::read(&installed).expect("installed");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&installed, &bytes).expect("tamper");
+    let list = d.ok("default", "plugin_list", json!({}));
+    assert_eq!(list[0]["ready"], false, "{list}");
+    assert!(
+        list[0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("changed since it was installed"),
+        "{list}"
+    );
+    let out = d.cmd(
+        "default",
+        "search",
+        json!({ "query": "x", "source": "all" }),
+    );
+    let text = out.to_string();
+    assert!(
+        out["ok"] == false || text.contains("changed since it was installed"),
+        "the next call is refused: {out}"
+    );
+    assert!(
+        out["result"]["results"]
+            .as_array()
+            .is_none_or(|r| r.is_empty()),
+        "{out}"
+    );
+    // Putting the bytes back does not bring it back without a reinstall.
+    bytes[last] ^= 0x01;
+    std::fs::write(&installed, &bytes).expect("restore");
+    let list = d.ok("default", "plugin_list", json!({}));
+    assert_eq!(list[0]["ready"], false, "{list}");
+}

@@ -137,8 +137,21 @@ impl State {
         })
     }
 
-    /// The provider runtime over the installed plugins.
+    /// The provider runtime over the installed plugins, with an edited
+    /// `config.toml` applied first (one stat per call; a reload only when it
+    /// changed).
     pub async fn providers(self: &Arc<Self>) -> Result<Arc<crate::providers::Providers>, ApiError> {
+        let providers = self.open_providers().await?;
+        if providers.host().config_changed() {
+            let p = providers.clone();
+            let _ = tokio::task::spawn_blocking(move || p.apply_config()).await;
+        }
+        Ok(providers)
+    }
+
+    async fn open_providers(
+        self: &Arc<Self>,
+    ) -> Result<Arc<crate::providers::Providers>, ApiError> {
         self.providers
             .get_or_init(|| async {
                 let home = self.home.clone();

@@ -120,6 +120,8 @@ pub struct PluginHost {
     home: Home,
     browser: Option<Arc<dyn BrowserBridge>>,
     plugins: RwLock<BTreeMap<String, Arc<Plugin>>>,
+    /// `config.toml` as last read: its stamp and the `[plugins.*]` settings.
+    config: std::sync::Mutex<(Option<FileStamp>, PluginSettings)>,
 }
 
 impl PluginHost {
@@ -136,6 +138,7 @@ impl PluginHost {
             home: home.clone(),
             browser,
             plugins: RwLock::default(),
+            config: std::sync::Mutex::new((None, PluginSettings::default())),
         };
         host.reload_all();
         Ok(host)
@@ -156,9 +159,41 @@ impl PluginHost {
         })
     }
 
+    /// Whether `config.toml` changed since it was last read (one stat).
+    pub fn config_changed(&self) -> bool {
+        let now = FileStamp::of(&self.home.root().join("config.toml"));
+        self.config.lock().unwrap_or_else(|e| e.into_inner()).0 != now
+    }
+
+    /// Applies an edited `config.toml`: reloads the plugins whose
+    /// `[plugins.<id>]` settings changed; returns their ids.
+    pub fn apply_config(&self) -> Vec<String> {
+        let stamp = FileStamp::of(&self.home.root().join("config.toml"));
+        let settings = self.settings();
+        let before = {
+            let mut config = self.config.lock().unwrap_or_else(|e| e.into_inner());
+            let before = std::mem::replace(&mut config.1, settings.clone());
+            config.0 = stamp;
+            before
+        };
+        let changed: Vec<String> = self
+            .all()
+            .iter()
+            .map(|p| p.id().to_string())
+            .filter(|id| before.get(id) != settings.get(id))
+            .collect();
+        for id in &changed {
+            tracing::info!(plugin = %id, "settings changed; reloading");
+            self.reload(id);
+        }
+        changed
+    }
+
     /// Reloads every plugin from disk (settings re-read).
     pub fn reload_all(&self) {
+        let stamp = FileStamp::of(&self.home.root().join("config.toml"));
         let settings = self.settings();
+        *self.config.lock().unwrap_or_else(|e| e.into_inner()) = (stamp, settings.clone());
         let mut map = BTreeMap::new();
         for (id, got) in self.registry.list() {
             match got {

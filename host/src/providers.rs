@@ -211,6 +211,40 @@ impl Providers {
         &self.host
     }
 
+    /// Forgets a provider's breaker (closed, no failures); false when it had none.
+    pub fn reset(&self, id: &str) -> bool {
+        self.breakers().remove(id).is_some()
+    }
+
+    /// Reloads `id` (or every plugin) from disk and resets the reloaded
+    /// providers' breakers: a new component or config deserves a new chance.
+    pub fn reload(&self, id: Option<&str>) -> Vec<String> {
+        let ids: Vec<String> = match id {
+            Some(id) => {
+                self.host.reload(id);
+                vec![id.to_string()]
+            }
+            None => {
+                self.host.reload_all();
+                self.host.all().iter().map(|p| p.id().to_string()).collect()
+            }
+        };
+        for id in &ids {
+            self.reset(id);
+        }
+        ids
+    }
+
+    /// Applies an edited `config.toml` (see `PluginHost::apply_config`)
+    /// and resets the breakers of the providers it reloaded.
+    pub fn apply_config(&self) -> Vec<String> {
+        let ids = self.host.apply_config();
+        for id in &ids {
+            self.reset(id);
+        }
+        ids
+    }
+
     fn breakers(&self) -> std::sync::MutexGuard<'_, HashMap<String, Breaker>> {
         self.breakers.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -114,11 +114,12 @@ async fn host(cx: &Cx) -> Result<std::sync::Arc<PluginHost>, ApiError> {
     Ok(cx.state().providers().await?.host().clone())
 }
 
-/// Reloads one plugin off the async workers (loading runs guest code).
-async fn reload(host: &std::sync::Arc<PluginHost>, id: &str) -> Result<(), ApiError> {
-    let host = host.clone();
+/// Reloads one plugin off the async workers (loading runs guest code) and
+/// resets its breaker: a new component, grant or config is a new chance.
+async fn reload(cx: &Cx, id: &str) -> Result<(), ApiError> {
+    let providers = cx.state().providers().await?;
     let id = id.to_string();
-    tokio::task::spawn_blocking(move || host.reload(&id))
+    tokio::task::spawn_blocking(move || drop(providers.reload(Some(&id))))
         .await
         .map_err(|e| ApiError::internal(format!("loading: {e}")))
 }
@@ -261,7 +262,7 @@ impl Command for PluginInstall {
         .await
         .map_err(|e| ApiError::internal(format!("install: {e}")))?;
         installed.map_err(registry_error)?;
-        reload(&host, &id).await?;
+        reload(&cx, &id).await?;
         let v = view(&host, &id)?;
         if let Some(e) = &v.error {
             return Err(ApiError::new(
@@ -376,7 +377,7 @@ impl Command for PluginRemove {
     async fn run(self, cx: Cx) -> Result<Removed, ApiError> {
         let host = host(&cx).await?;
         host.registry().remove(&self.id).map_err(registry_error)?;
-        reload(&host, &self.id).await?;
+        reload(&cx, &self.id).await?;
         Ok(Removed { removed: self.id })
     }
 
@@ -526,6 +527,55 @@ pub struct PluginRevoke {
     pub args: GrantArgs,
 }
 
+/// Reload a plugin (or all) from disk: component, grant and config.toml
+/// settings; its circuit breaker starts closed again.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginReload {
+    /// The plugin's id (default: every plugin).
+    pub id: Option<String>,
+}
+
+impl Command for PluginReload {
+    const NAME: &'static str = "plugin reload";
+    const ABOUT: &'static str =
+        "Reload a plugin (or all) from disk and config.toml; resets its breaker";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<PluginView>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<PluginView>, ApiError> {
+        let providers = cx.state().providers().await?;
+        if let Some(id) = &self.id
+            && providers.host().get(id).is_none()
+        {
+            return Err(
+                ApiError::not_found(format!("no plugin {id:?} is installed"))
+                    .with_hint("see webrig plugin list"),
+            );
+        }
+        let id = self.id.clone();
+        let reloaded = {
+            let providers = providers.clone();
+            tokio::task::spawn_blocking(move || providers.reload(id.as_deref()))
+                .await
+                .map_err(|e| ApiError::internal(format!("loading: {e}")))?
+        };
+        let host = providers.host();
+        Ok(reloaded
+            .iter()
+            .filter_map(|id| host.get(id))
+            .map(|p| PluginView::of(&p))
+            .collect())
+    }
+
+    fn human(out: &Vec<PluginView>) -> String {
+        out.iter()
+            .map(|v| format!("reloaded {}", v.line()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
 /// Applies a grant change and reloads the plugin with it.
 async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, ApiError> {
     let host = host(cx).await?;
@@ -586,7 +636,7 @@ async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, 
     host.registry()
         .set_grant(&a.id, &g)
         .map_err(registry_error)?;
-    reload(&host, &a.id).await?;
+    reload(cx, &a.id).await?;
     view(&host, &a.id)
 }
 

@@ -255,3 +255,38 @@ impl Command for ProvidersStatus {
             .join("\n")
     }
 }
+
+/// Close a provider's circuit breaker by hand (after fixing what failed).
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersReset {
+    /// The provider's id.
+    pub id: String,
+}
+
+impl Command for ProvidersReset {
+    const NAME: &'static str = "providers reset";
+    const ABOUT: &'static str = "Close a provider's circuit breaker (forget its failures)";
+    const SCOPE: Scope = Scope::Daemon;
+    type Output = Vec<Status>;
+
+    async fn run(self, cx: Cx) -> Result<Vec<Status>, ApiError> {
+        let providers = cx.state().providers().await?;
+        if providers.host().get(&self.id).is_none() {
+            return Err(
+                ApiError::not_found(format!("no provider {:?} is installed", self.id))
+                    .with_hint("see webrig providers"),
+            );
+        }
+        providers.reset(&self.id);
+        Ok(providers
+            .status()
+            .into_iter()
+            .filter(|s| s.id == self.id)
+            .collect())
+    }
+
+    fn human(out: &Vec<Status>) -> String {
+        <ProvidersStatus as Command>::human(out)
+    }
+}

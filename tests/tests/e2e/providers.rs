@@ -968,3 +968,56 @@ fn a_component_changed_while_the_daemon_runs_is_refused_at_once() {
     let list = d.ok("default", "plugin_list", json!({}));
     assert_eq!(list[0]["ready"], false, "{list}");
 }
+
+fn breaker_of(d: &Daemon, id: &str) -> Value {
+    let status = d.ok("default", "providers_status", json!({}));
+    status
+        .as_array()
+        .expect("status")
+        .iter()
+        .find(|s| s["id"] == id)
+        .cloned()
+        .expect("the provider")
+}
+
+#[test]
+fn an_edited_config_applies_at_once_and_gives_the_provider_a_fresh_breaker() {
+    let d = with_providers(&["community"]);
+    for _ in 0..2 {
+        d.ok(
+            "default",
+            "search",
+            json!({ "query": "webrig", "source": "all" }),
+        );
+    }
+    assert_eq!(breaker_of(&d, "community")["breaker"], "open");
+    // The user fixes the endpoint: no reload, no restart.
+    std::fs::write(d.home().join("config.toml"), provider_config(&[])).expect("config");
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "source": "all" }),
+    );
+    assert_eq!(out["failures"], json!([]), "{out}");
+    assert!(!by_provider(&out, "community").is_empty(), "{out}");
+    assert_eq!(breaker_of(&d, "community")["breaker"], "closed");
+    // By hand: providers reset, plugin reload.
+    let reset = d.ok("default", "providers_reset", json!({ "id": "community" }));
+    assert_eq!(reset[0]["breaker"], "closed", "{reset}");
+    d.err(
+        "default",
+        "providers_reset",
+        json!({ "id": "nope" }),
+        "not_found",
+    );
+    let reloaded = d.ok("default", "plugin_reload", json!({}));
+    assert_eq!(reloaded.as_array().map(Vec::len), Some(4), "{reloaded}");
+    let one = d.ok("default", "plugin_reload", json!({ "id": "web" }));
+    assert_eq!(one[0]["id"], "web");
+    d.err(
+        "default",
+        "plugin_reload",
+        json!({ "id": "nope" }),
+        "not_found",
+    );
+}

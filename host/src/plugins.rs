@@ -232,13 +232,22 @@ impl PluginHost {
             .get(&installed.manifest.id)
             .cloned()
             .unwrap_or_default();
+        let problems = Effective::setting_problems(
+            &installed.manifest.id,
+            &installed.manifest.capabilities,
+            &mine,
+        );
         let access = Access::new(
             Effective::with_settings(&installed.manifest.capabilities, &installed.grant, &mine),
             mine,
         )
         .for_plugin(&installed.manifest.id, self.browser.clone());
         let stamp = FileStamp::of(&installed.component_path());
-        let loaded = self.link(&installed);
+        let loaded = if problems.is_empty() {
+            self.link(&installed)
+        } else {
+            Err(problems.join("; "))
+        };
         let info = match &loaded {
             Ok(l) => match self
                 .runtime

@@ -246,16 +246,33 @@ impl Command for PluginInstall {
         let registry = host.registry().clone();
         let replace = self.replace;
         let checker = host.clone();
-        // Compiled and linked before anything installed is touched, so a bad
-        // component (or a failed --replace) leaves the old one working.
+        // Compiled, linked and asked who it is before anything installed is
+        // touched, so a bad component (or a failed --replace) leaves the old
+        // one working. Its describe() must give the manifest's id: routing,
+        // grants and settings are all keyed by it.
+        let (caps, mut limits) = (
+            source.manifest.capabilities.clone(),
+            source.manifest.limits.clone(),
+        );
+        limits.time_ms = limits.time_ms.min(2000);
         let installed = tokio::task::spawn_blocking(move || {
             registry
                 .install(&source, grant, replace, |bytes, sha| {
-                    checker
-                        .runtime()
-                        .load(bytes, sha)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
+                    let runtime = checker.runtime();
+                    let loaded = runtime.load(bytes, sha).map_err(|e| e.to_string())?;
+                    let access = crate::plugins::host::Access::new(
+                        crate::plugins::grants::Effective::new(&caps, &Grant::default()),
+                        Default::default(),
+                    );
+                    match runtime.describe(&loaded, &limits, &access) {
+                        Ok(info) if info.id != source.manifest.id => Err(format!(
+                            "its describe() says its id is {:?}, but plugin.toml (field `id`) \
+                             says {:?}; they must agree",
+                            info.id, source.manifest.id
+                        )),
+                        // A describe that fails is reported when it loads.
+                        _ => Ok(()),
+                    }
                 })
                 .map(drop)
         })

@@ -178,6 +178,33 @@ impl Effective {
         e
     }
 
+    /// What is wrong with the settings that name endpoints (`http_from_config`
+    /// keys): each message names the plugin, the key and the value.
+    pub fn setting_problems(
+        plugin: &str,
+        asked: &Capabilities,
+        settings: &std::collections::BTreeMap<String, String>,
+    ) -> Vec<String> {
+        asked
+            .http_from_config
+            .iter()
+            .filter_map(|key| {
+                let value = settings.get(key)?;
+                let why = match url::Url::parse(&value.replace("{query}", "q")) {
+                    Err(e) => e.to_string(),
+                    Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+                        format!("scheme {} is not http or https", u.scheme())
+                    }
+                    Ok(u) if u.host_str().is_none_or(str::is_empty) => "it has no host".into(),
+                    Ok(_) => return None,
+                };
+                Some(format!(
+                    "config.toml [plugins.{plugin}] {key} = {value:?} is not a usable URL: {why}"
+                ))
+            })
+            .collect()
+    }
+
     /// Whether a request to `url` may go out. Checks scheme, host rule and
     /// port; `resolved` are the addresses the host resolves to (SSRF guard).
     /// `*.localhost` counts as loopback whatever DNS says: browsers answer
@@ -492,6 +519,32 @@ mod tests {
             e.check_url(&url("http://localhost:8080/x"), &[lo]).is_err(),
             "other name"
         );
+    }
+
+    #[test]
+    fn bad_endpoint_settings_name_the_plugin_key_and_value() {
+        let mut asked = caps(&[]);
+        asked.http_from_config = vec!["base_url".into(), "other".into()];
+        let settings = [
+            ("base_url".to_string(), "not a url".to_string()),
+            ("other".to_string(), "ftp://x.test/".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let problems = Effective::setting_problems("web", &asked, &settings);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].contains("[plugins.web] base_url = \"not a url\""),
+            "{problems:?}"
+        );
+        assert!(problems[1].contains("scheme ftp"), "{problems:?}");
+        let good = [(
+            "base_url".to_string(),
+            "http://127.0.0.1:8080/x?q={query}".to_string(),
+        )]
+        .into_iter()
+        .collect();
+        assert!(Effective::setting_problems("web", &asked, &good).is_empty());
     }
 
     #[test]

@@ -1021,3 +1021,56 @@ fn an_edited_config_applies_at_once_and_gives_the_provider_a_fresh_breaker() {
         "not_found",
     );
 }
+
+#[test]
+fn a_manifest_id_that_describe_disowns_is_refused_at_install() {
+    let d = Daemon::start().expect("daemon");
+    let dir = tempfile::tempdir().expect("dir");
+    let manifest = std::fs::read_to_string(hello_manifest())
+        .expect("manifest")
+        .replace("id = \"hello-provider\"", "id = \"someone-else\"");
+    let path = dir.path().join("plugin.toml");
+    std::fs::write(&path, manifest).expect("write");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": path, "grant": true }),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("describe() says its id is \"hello-provider\"")
+            && message.contains("someone-else"),
+        "{r}"
+    );
+    assert_eq!(d.ok("default", "plugin_list", json!({})), json!([]));
+}
+
+#[test]
+fn a_bad_endpoint_setting_names_the_plugin_and_the_key() {
+    let d = Daemon::start_with_config("[plugins.web]\nbase_url = \"not a url\"\n").expect("daemon");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path("webrig_provider_web"),
+            "manifest": plugins_root().join("providers/web/plugin.toml"),
+            "grant": true,
+        }),
+    );
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("[plugins.web] base_url = \"not a url\" is not a usable URL"),
+        "{r}"
+    );
+    let list = d.ok("default", "plugin_list", json!({}));
+    assert_eq!(list[0]["ready"], false, "{list}");
+    // Fixed in config.toml: the next provider command applies it.
+    std::fs::write(d.home().join("config.toml"), provider_config(&[])).expect("config");
+    let out = d.ok(
+        "default",
+        "search",
+        json!({ "query": "webrig", "source": "web" }),
+    );
+    assert!(!by_provider(&out, "web").is_empty(), "{out}");
+}

@@ -429,9 +429,19 @@ impl Providers {
         // Routed by what each provider was actually granted, so a URL never
         // goes to a plugin that may not reach its host and port.
         let named = all.iter().find(|p| p.access.grants.names_host(host, port));
+        // Several providers may be configured on one endpoint (a test site,
+        // a local mirror): the general-purpose `web` reader first.
         let configured = || {
-            all.iter()
-                .find(|p| p.access.grants.configured_for(host, port))
+            let mut on_it = all
+                .iter()
+                .filter(|p| p.access.grants.configured_for(host, port));
+            let first = on_it.next()?;
+            Some(
+                std::iter::once(first)
+                    .chain(on_it)
+                    .find(|p| p.source() == "web")
+                    .unwrap_or(first),
+            )
         };
         let web_covers = || {
             all.iter()

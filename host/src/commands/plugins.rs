@@ -33,6 +33,10 @@ pub struct PluginView {
     /// For providers: their source (web, community, social, shopping).
     pub source: Option<String>,
     pub operations: Vec<String>,
+    /// Hosts it may reach because config.toml names them (`[plugins.<id>]`
+    /// keys its manifest lists in `http_from_config`), key → `host:port`.
+    /// They stay reachable whatever is revoked, until the setting goes.
+    pub endpoints: std::collections::BTreeMap<String, String>,
 }
 
 impl PluginView {
@@ -51,6 +55,7 @@ impl PluginView {
             error: p.ready().err(),
             source: p.info.as_ref().map(|_| p.source().to_string()),
             operations: p.operations().to_vec(),
+            endpoints: endpoints(&m.capabilities, &p.access.settings),
         }
     }
 
@@ -69,8 +74,41 @@ impl PluginView {
     }
 }
 
-/// What a manifest asks for, in words.
-pub fn describe_asks(c: &Capabilities) -> Vec<String> {
+/// The `host:port` each `http_from_config` key names in `settings`.
+pub fn endpoints(
+    c: &Capabilities,
+    settings: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    c.http_from_config
+        .iter()
+        .filter_map(|k| {
+            let url = url::Url::parse(&settings.get(k)?.replace("{query}", "q")).ok()?;
+            let host = url.host_str()?.to_string();
+            let port = url.port_or_known_default()?;
+            Some((k.clone(), format!("{host}:{port}")))
+        })
+        .collect()
+}
+
+/// What a manifest asks for, in words; configured endpoints as they are now.
+pub fn describe_asks(
+    c: &Capabilities,
+    id: &str,
+    endpoints: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = needs_grant(c);
+    for k in &c.http_from_config {
+        out.push(match endpoints.get(k) {
+            Some(at) => format!("http: {at} (your [plugins.{id}] {k}; config.toml is the consent)"),
+            None => format!("http: the host you set in [plugins.{id}] {k} (not set)"),
+        });
+    }
+    out
+}
+
+/// What needs the user's grant: everything but configured endpoints
+/// (writing config.toml is the consent for those).
+fn needs_grant(c: &Capabilities) -> Vec<String> {
     let mut out = Vec::new();
     for h in &c.http {
         if h == "*" {
@@ -79,9 +117,6 @@ pub fn describe_asks(c: &Capabilities) -> Vec<String> {
             out.push(format!("http: {h}"));
         }
     }
-    for k in &c.http_from_config {
-        out.push(format!("http: the host you set in [plugins.<id>] {k}"));
-    }
     if c.browser != BrowserAccess::None {
         out.push(format!("browser: {:?}", c.browser).to_lowercase());
     }
@@ -89,6 +124,16 @@ pub fn describe_asks(c: &Capabilities) -> Vec<String> {
         out.push("cache: a private key/value store".into());
     }
     out
+}
+
+/// Whether `grant` already covers everything `c` asks for (a `--replace`
+/// that asks for nothing new needs no new consent).
+fn covered_by(c: &Capabilities, grant: &Grant) -> bool {
+    c.http
+        .iter()
+        .all(|h| grant.http.iter().any(|g| g.eq_ignore_ascii_case(h)))
+        && (c.browser == BrowserAccess::None || grant.browser == c.browser)
+        && (!c.cache || grant.cache)
 }
 
 fn registry_error(e: RegistryError) -> ApiError {
@@ -180,7 +225,7 @@ impl Command for PluginInstall {
         }
         let source =
             Source::resolve(&self.path, self.manifest.as_deref()).map_err(registry_error)?;
-        let asks = describe_asks(&source.manifest.capabilities);
+        let asks = needs_grant(&source.manifest.capabilities);
         if asks.is_empty() {
             return Ok(());
         }
@@ -220,8 +265,16 @@ impl Command for PluginInstall {
                 ),
             ));
         }
-        let asks = describe_asks(&source.manifest.capabilities);
-        if !asks.is_empty() && !self.grant {
+        let asks = needs_grant(&source.manifest.capabilities);
+        // A --replace that asks for nothing beyond what is granted keeps
+        // the user's earlier consent.
+        let consented = self.grant
+            || (self.replace
+                && host
+                    .registry()
+                    .get(&source.manifest.id)
+                    .is_ok_and(|old| covered_by(&source.manifest.capabilities, &old.grant)));
+        if !asks.is_empty() && !consented {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
                 format!(
@@ -293,7 +346,13 @@ impl Command for PluginInstall {
 
     fn human(v: &PluginView) -> String {
         let mut out = format!("installed {}", v.line());
-        for a in describe_asks(&v.asks) {
+        let granted = Capabilities {
+            http: v.granted.http.clone(),
+            http_from_config: v.asks.http_from_config.clone(),
+            browser: v.granted.browser,
+            cache: v.granted.cache,
+        };
+        for a in describe_asks(&granted, &v.id, &v.endpoints) {
             out.push_str(&format!("\n  granted {a}"));
         }
         out
@@ -362,10 +421,10 @@ impl Command for PluginInfo {
             browser: v.granted.browser,
             cache: v.granted.cache,
         };
-        for a in describe_asks(&v.asks) {
+        for a in describe_asks(&v.asks, &v.id, &v.endpoints) {
             out.push_str(&format!("\n  asks {a}"));
         }
-        for a in describe_asks(&granted) {
+        for a in describe_asks(&granted, &v.id, &v.endpoints) {
             out.push_str(&format!("\n  granted {a}"));
         }
         out
@@ -660,16 +719,23 @@ async fn change_grant(cx: &Cx, a: &GrantArgs, give: bool) -> Result<PluginView, 
 fn human_grant(v: &PluginView) -> String {
     let g = Capabilities {
         http: v.granted.http.clone(),
-        http_from_config: Vec::new(),
+        http_from_config: v.asks.http_from_config.clone(),
         browser: v.granted.browser,
         cache: v.granted.cache,
     };
-    let lines = describe_asks(&g);
-    if lines.is_empty() {
+    let mut lines = describe_asks(&g, &v.id, &v.endpoints);
+    lines.retain(|l| !l.ends_with("(not set)"));
+    let mut out = if lines.is_empty() {
         format!("{}: nothing granted", v.id)
     } else {
         format!("{} granted:\n  {}", v.id, lines.join("\n  "))
+    };
+    if !v.endpoints.is_empty() {
+        out.push_str(
+            "\n  (configured endpoints stay reachable until their setting is removed from config.toml)",
+        );
     }
+    out
 }
 
 impl Command for PluginGrant {

@@ -1074,3 +1074,99 @@ fn a_bad_endpoint_setting_names_the_plugin_and_the_key() {
     );
     assert!(!by_provider(&out, "web").is_empty(), "{out}");
 }
+
+#[test]
+fn grants_are_shown_as_they_are_and_config_is_consent() {
+    let d = Daemon::start_with_config(&provider_config(&[])).expect("daemon");
+    let port = web().port();
+    // A manifest asking only for a configured endpoint needs no --grant.
+    let dir = tempfile::tempdir().expect("dir");
+    let manifest = std::fs::read_to_string(hello_manifest())
+        .expect("manifest")
+        .replace(
+            "http = [\"127.0.0.1:18555\", \"example.com\"]",
+            "http_from_config = [\"base_url\"]",
+        );
+    let path = dir.path().join("plugin.toml");
+    std::fs::write(&path, &manifest).expect("write");
+    std::fs::write(
+        d.home().join("config.toml"),
+        format!(
+            "{}[plugins.hello-provider]\nbase_url = \"{}\"\n",
+            provider_config(&[]),
+            web().url("")
+        ),
+    )
+    .expect("config");
+    let v = d.ok(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": path }),
+    );
+    assert_eq!(
+        v["endpoints"]["base_url"],
+        format!("127.0.0.1:{port}"),
+        "{v}"
+    );
+    // The CLI shows the resolved host:port, not a placeholder.
+    let out = d.cli(&["plugin", "info", "hello-provider"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "http: 127.0.0.1:{port} (your [plugins.hello-provider] base_url"
+        )),
+        "{text}"
+    );
+    // Revoking everything says the configured endpoint stays.
+    let out = d.cli(&["plugin", "revoke", "hello-provider", "--all"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("configured endpoints stay reachable"),
+        "{text}"
+    );
+    // --replace asking for nothing new keeps the earlier consent.
+    let r = install_hello(&d, true);
+    assert_eq!(
+        r["ok"], false,
+        "another id is already installed under this name: {r}"
+    );
+    let again = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": path, "replace": true }),
+    );
+    assert_eq!(again["ok"], true, "{again}");
+}
+
+#[test]
+fn a_replace_that_asks_for_more_still_needs_a_grant() {
+    let d = Daemon::start().expect("daemon");
+    let dir = tempfile::tempdir().expect("dir");
+    let narrow = std::fs::read_to_string(hello_manifest())
+        .expect("manifest")
+        .replace(
+            "http = [\"127.0.0.1:18555\", \"example.com\"]",
+            "http = [\"127.0.0.1:18555\"]",
+        );
+    let path = dir.path().join("plugin.toml");
+    std::fs::write(&path, &narrow).expect("write");
+    let v = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": path, "grant": true }),
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    // Same asks: no grant needed. More asks: refused without --grant.
+    let same = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": path, "replace": true }),
+    );
+    assert_eq!(same["ok"], true, "{same}");
+    let more = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "replace": true }),
+    );
+    assert_eq!(more["error"]["code"], "forbidden", "{more}");
+}

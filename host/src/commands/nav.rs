@@ -52,7 +52,10 @@ fn human_nav(out: &Navigated) -> String {
         format!("{}\n{}", out.title, out.url)
     };
     if let Some(d) = &out.dismissed_dialog {
-        text.push_str(&format!("\n(answered the {} dialog {:?} to leave)", d.kind, d.message));
+        text.push_str(&format!(
+            "\n(answered the {} dialog {:?} to leave)",
+            d.kind, d.message
+        ));
     }
     if !out.pending.is_empty() {
         text.push_str(&format!(

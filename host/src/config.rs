@@ -335,7 +335,8 @@ pub fn ensure_private_dir(dir: &Path) -> anyhow::Result<()> {
 /// directory), mode 0700, kept on disk: tempfile's own mode follows the umask.
 pub fn private_tempdir(prefix: &str, parent: Option<&Path>) -> std::io::Result<PathBuf> {
     let mut b = tempfile::Builder::new();
-    b.prefix(prefix).permissions(std::fs::Permissions::from_mode(0o700));
+    b.prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700));
     let dir = match parent {
         Some(p) => b.tempdir_in(p)?,
         None => b.tempdir()?,

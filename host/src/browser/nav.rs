@@ -138,7 +138,9 @@ impl NavWatch {
                 let loader = p["loaderId"].as_str().unwrap_or_default().to_string();
                 let name = p["name"].as_str().unwrap_or_default().to_string();
                 if name == "DOMContentLoaded" {
-                    self.dom_ready.entry(loader.clone()).or_insert_with(Instant::now);
+                    self.dom_ready
+                        .entry(loader.clone())
+                        .or_insert_with(Instant::now);
                 }
                 self.seen.entry(loader).or_default().insert(name);
             }

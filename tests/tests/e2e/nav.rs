@@ -174,12 +174,18 @@ fn open_dialog(s: &crate::SessionGuard<'_>, kind: &str, text: &str) {
         let resp = s.cmd("title", json!({}));
         if resp["error"]["code"] == "busy" {
             assert!(
-                resp["error"]["message"].as_str().unwrap_or_default().contains(text),
+                resp["error"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains(text),
                 "{resp}"
             );
             return;
         }
-        assert!(std::time::Instant::now() < until, "no dialog opened: {resp}");
+        assert!(
+            std::time::Instant::now() < until,
+            "no dialog opened: {resp}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
@@ -192,7 +198,13 @@ fn leaving_a_page_answers_its_open_dialog_and_says_so() {
     open_dialog(&s, "alert", "hello");
     // Other commands keep failing fast with the hint.
     let e = s.err("text", json!({ "target": "p" }), "busy");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("dialog accept"), "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("dialog accept"),
+        "{e}"
+    );
     let out = s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     assert_eq!(out["title"], "Page A");
     assert_eq!(out["dismissed_dialog"]["kind"], "alert", "{out}");
@@ -205,7 +217,10 @@ fn leaving_a_page_answers_its_open_dialog_and_says_so() {
     assert_eq!(out["dismissed_dialog"]["kind"], "confirm", "{out}");
     let out = s.ok("forward", json!({}));
     assert_eq!(out["title"], "Dialogs");
-    assert!(out.get("dismissed_dialog").is_none(), "none was open: {out}");
+    assert!(
+        out.get("dismissed_dialog").is_none(),
+        "none was open: {out}"
+    );
 
     open_dialog(&s, "prompt", "name?");
     let out = s.ok("reload", json!({}));
@@ -219,7 +234,10 @@ fn leaving_a_page_answers_its_open_dialog_and_says_so() {
     assert_eq!(out["dismissed_dialog"]["message"], "closing", "{out}");
     open_dialog(&s, "alert", "bye");
     let out = s.ok("close", json!({}));
-    assert_eq!(out["dismissed_dialogs"][0]["dialog"]["message"], "bye", "{out}");
+    assert_eq!(
+        out["dismissed_dialogs"][0]["dialog"]["message"], "bye",
+        "{out}"
+    );
 }
 
 #[test]
@@ -244,7 +262,10 @@ fn goto_returns_a_usable_page_when_load_never_fires() {
     assert!(pending.iter().any(|p| p.contains("slow.png")), "{out}");
     // The page is usable: read it and act on it.
     s.ok("click", json!({ "target": "button" }));
-    assert_eq!(s.ok("text", json!({ "target": "button" }))["text"], "clicked");
+    assert_eq!(
+        s.ok("text", json!({ "target": "button" }))["text"],
+        "clicked"
+    );
     // A page that loads fully reports nothing pending.
     let out = s.ok("goto", json!({ "url": web().url("nav/a.html") }));
     assert!(out.get("pending").is_none(), "{out}");

@@ -165,10 +165,18 @@ fn wait_refuses_bad_conditions() {
 /// Opens a `kind` dialog on the session's tab and waits until the daemon
 /// sees it (page calls answer `busy` naming it).
 fn open_dialog(s: &crate::SessionGuard<'_>, kind: &str, text: &str) {
-    s.ok(
+    // The dialog may open while the eval's answer is on its way: then the
+    // eval itself answers `busy` naming it, which is what we are after.
+    let asked = s.cmd(
         "eval",
         json!({ "script": format!("window.ask({kind:?}, {text:?})") }),
     );
+    let opened_early = asked["error"]["code"] == "busy"
+        && asked["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(text);
+    assert!(asked["ok"] == true || opened_early, "{asked}");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
         let resp = s.cmd("title", json!({}));

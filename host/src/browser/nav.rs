@@ -482,8 +482,10 @@ fn describe(c: &Condition) -> String {
 fn probe_script(c: &Condition) -> Result<String, ApiError> {
     let js = |v: &str| serde_json::to_string(v).unwrap_or_default();
     Ok(match c {
+        // The text as read, shadow content included (read::DEEP_TEXT).
         Condition::Text { text, present } => format!(
-            "(document.body ? document.body.innerText : '').includes({}) === {present}",
+            "(document.body ? {}(document.body) : '').includes({}) === {present}",
+            super::read::DEEP_TEXT,
             js(text)
         ),
         // The selector pierces open shadow roots as actions' targets do

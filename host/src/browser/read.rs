@@ -54,11 +54,43 @@ fn capped_str(v: Value) -> Capped<String> {
     }
 }
 
-fn text_of(selector: Option<&str>) -> &'static str {
+/// `(root) => text`: the text a person reads under `root`, shadow content
+/// included. `innerText` leaves out what open shadow roots render, so a
+/// subtree that holds one is read through the composed tree: `innerText` of
+/// each part without shadow roots, shadow roots and slots walked, a line
+/// break around block boxes. Without shadow roots it is `innerText` itself.
+pub const DEEP_TEXT: &str = r#"((root) => {
+  // innerText sees neither shadow roots nor what a <slot> shows.
+  const hasShadow = (n) => !!n.shadowRoot || n.tagName === 'SLOT'
+    || [...n.querySelectorAll('*')].some((e) => e.shadowRoot || e.tagName === 'SLOT');
+  if (!root || root.nodeType !== 1 || !hasShadow(root)) return root ? (root.innerText ?? root.textContent) : '';
+  const walk = (n) => {
+    if (n.nodeType === 3) return n.data.replace(/\s+/g, ' ');
+    if (n.nodeType !== 1 && n.nodeType !== 11) return '';
+    if (n.nodeType === 1) {
+      if (n.tagName === 'SLOT') {
+        const got = n.assignedNodes({ flatten: true });
+        return (got.length ? got : [...n.childNodes]).map(walk).join('');
+      }
+      const s = getComputedStyle(n);
+      if (s.display === 'none' || ['SCRIPT', 'STYLE', 'TEMPLATE'].includes(n.tagName)) return '';
+      if (n.tagName === 'BR') return '\n';
+      const inner = n.shadowRoot || hasShadow(n)
+        ? [...(n.shadowRoot || n).childNodes].map(walk).join('')
+        : (s.visibility === 'hidden' ? '' : n.innerText);
+      const block = !/^(inline|contents|ruby)/.test(s.display);
+      return block ? '\n' + inner + '\n' : inner;
+    }
+    return [...n.childNodes].map(walk).join('');
+  };
+  return walk(root).replace(/[ \t]*\n[ \t\n]*/g, '\n').replace(/ {2,}/g, ' ').trim();
+})"#;
+
+fn text_of(selector: Option<&str>) -> String {
     if selector.is_none() {
-        "(document.body || el).innerText"
+        format!("{DEEP_TEXT}(document.body || el)")
     } else {
-        "el.innerText ?? el.textContent"
+        format!("{DEEP_TEXT}(el)")
     }
 }
 

@@ -95,6 +95,30 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
     );
     s.err("click", json!({ "target": "#nowhere" }), "not_found");
     s.ok("wait", json!({ "selector": "#deep", "state": "visible" }));
+    // The page's text as read includes what the shadow roots render, in
+    // order, slotted light content where its slot is.
+    let page = s.ok("text", json!({}))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let order: Vec<Option<usize>> = [
+        "App shell",
+        "Deep pressed",
+        "Press",
+        "Light paragraph",
+        "Deep button",
+    ]
+    .iter()
+    .map(|w| page.find(w))
+    .collect();
+    assert!(order.iter().all(Option::is_some), "{page:?}");
+    assert!(order[0] < order[1] && order[3] < order[4], "{page:?}");
+    s.ok("wait", json!({ "text": "Deep pressed" }));
+    // A light-DOM target without shadow roots reads as innerText does.
+    assert_eq!(
+        s.ok("text", json!({ "target": "#light" }))["text"],
+        "Light paragraph"
+    );
 
     // A ref inside the shadow root scopes a snapshot.
     let region = ref_of(&text, "link \"Slotted link\"");

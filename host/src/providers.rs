@@ -252,11 +252,21 @@ impl Providers {
     /// Every installed provider and its health.
     pub fn status(&self) -> Vec<Status> {
         let now = Instant::now();
-        let breakers = self.breakers();
-        self.host
+        // Readiness checks the component file: done before the breakers'
+        // lock is taken, and once per plugin.
+        let plugins: Vec<(Arc<Plugin>, Result<(), String>)> = self
+            .host
             .all()
-            .iter()
+            .into_iter()
             .map(|p| {
+                let ready = p.ready().map(drop);
+                (p, ready)
+            })
+            .collect();
+        let breakers = self.breakers();
+        plugins
+            .into_iter()
+            .map(|(p, ready)| {
                 let b = breakers.get(p.id());
                 let empty = Breaker::default();
                 let b = b.unwrap_or(&empty);
@@ -265,8 +275,8 @@ impl Providers {
                     version: p.installed.manifest.version.clone(),
                     source: p.info.as_ref().map(|_| p.source().to_string()),
                     operations: p.operations().to_vec(),
-                    ready: p.ready().is_ok() && p.info.is_some(),
-                    error: p.ready().err().or_else(|| {
+                    ready: ready.is_ok() && p.info.is_some(),
+                    error: ready.err().or_else(|| {
                         p.info
                             .is_none()
                             .then(|| "describe() failed; see the daemon log".to_string())

@@ -20,15 +20,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
-    if args.iter().any(|a| a == "macros") {
-        // Only the macro figures (quick): `cargo xtask bench macros`.
+    // One part alone (quick): `cargo xtask bench macros|flood`.
+    let parts: [(&str, Part); 2] = [
+        ("macros", super::bench_macros::run),
+        ("flood", super::bench_flood::run),
+    ];
+    if let Some((_, part)) = parts
+        .iter()
+        .find(|(name, _)| args.iter().any(|a| a == name))
+    {
         setup::build_bins(true)?;
-        return super::bench_macros::run(&Rig::start("release")?);
-    }
-    if args.iter().any(|a| a == "flood") {
-        // Only the connection flood (quick): `cargo xtask bench flood`.
-        setup::build_bins(true)?;
-        return super::bench_flood::run(&Rig::start("release")?);
+        return part(&Rig::start("release")?);
     }
     if args.iter().any(|a| a == "pages") {
         // Only `eval 1`, snapshots and clicks (a few minutes with the
@@ -38,13 +40,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let rig = Rig::start("release")?;
         rig.run_ok(&["goto", &rig.url("index.html")])?;
         let mut evals = evals(&rig, runs)?;
-        println!("\n| measure | p50 | p99 / max | target |");
-        println!("| --- | --- | --- | --- |");
-        println!(
-            "| `webrig eval 1`, warm daemon, CLI process included ({runs} runs) | {} | {} | ≤ 2 ms |",
-            ms(pct(&mut evals, 50)),
-            ms(pct(&mut evals, 99))
-        );
+        print_evals(&mut evals, runs);
         return super::bench_pages::run(&rig, mb);
     }
     setup::ensure_browser()?;
@@ -78,13 +74,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .ok()
         .and_then(|v| v["result"]["rss_bytes"].as_u64());
 
-    println!("\n| measure | p50 | p99 / max | target |");
-    println!("| --- | --- | --- | --- |");
-    println!(
-        "| `webrig eval 1`, warm daemon, CLI process included ({runs} runs) | {} | {} | ≤ 2 ms |",
-        ms(pct(&mut evals, 50)),
-        ms(pct(&mut evals, 99))
-    );
+    print_evals(&mut evals, runs);
     println!(
         "| first command cold: daemon start + browser launch + goto (5 runs) | {} | {} | ≤ 500 ms |",
         ms(pct(&mut cold, 50)),
@@ -121,6 +111,20 @@ fn evals(rig: &Rig, runs: usize) -> Result<Vec<Duration>, String> {
 fn mb(b: Option<u64>) -> String {
     b.map(|b| format!("{:.1} MB", b as f64 / 1e6))
         .unwrap_or_else(|| "n/a".into())
+}
+
+/// A part of the bench that can run alone.
+type Part = fn(&Rig) -> Result<(), String>;
+
+/// The header of the foundation table and its `eval 1` row.
+fn print_evals(evals: &mut [Duration], runs: usize) {
+    println!("\n| measure | p50 | p99 / max | target |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| `webrig eval 1`, warm daemon, CLI process included ({runs} runs) | {} | {} | ≤ 2 ms |",
+        ms(pct(evals, 50)),
+        ms(pct(evals, 99))
+    );
 }
 
 pub fn pct(samples: &mut [Duration], p: usize) -> Duration {

@@ -101,37 +101,34 @@ fn accept(listener: UnixListener, client: Client, to_browser: Arc<Mutex<std::io:
 
 /// Client → browser, whole messages only.
 fn relay_to_browser(stream: UnixStream, to_browser: &Mutex<std::io::PipeWriter>) {
-    let mut reader = BufReader::new(stream);
-    let mut message = Vec::new();
-    loop {
-        message.clear();
-        match read_message(&mut reader, &mut message) {
-            Ok(true) => {}
-            _ => return,
-        }
-        let mut pipe = lock(to_browser);
-        if pipe.write_all(&message).is_err() {
-            return;
-        }
-    }
+    relay(stream, |message| {
+        lock(to_browser).write_all(message).is_ok()
+    });
 }
 
 /// Browser → the current client; messages are dropped while none is there.
 fn relay_from_browser(from_browser: std::io::PipeReader, client: &Client) {
-    let mut reader = BufReader::new(from_browser);
-    let mut message = Vec::new();
-    loop {
-        message.clear();
-        match read_message(&mut reader, &mut message) {
-            Ok(true) => {}
-            _ => return,
-        }
+    relay(from_browser, |message| {
         let mut current = lock(client);
         if let Some(stream) = current.as_mut()
-            && stream.write_all(&message).is_err()
+            && stream.write_all(message).is_err()
         {
             let _ = stream.shutdown(std::net::Shutdown::Both);
             *current = None;
+        }
+        true
+    });
+}
+
+/// Reads whole messages from `source` and hands each to `deliver` until the
+/// source ends or `deliver` says stop.
+fn relay(source: impl std::io::Read, mut deliver: impl FnMut(&[u8]) -> bool) {
+    let mut reader = BufReader::new(source);
+    let mut message = Vec::new();
+    loop {
+        message.clear();
+        if !matches!(read_message(&mut reader, &mut message), Ok(true)) || !deliver(&message) {
+            return;
         }
     }
 }

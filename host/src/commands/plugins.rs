@@ -42,6 +42,7 @@ pub struct PluginView {
 impl PluginView {
     fn of(p: &Plugin) -> PluginView {
         let m = &p.installed.manifest;
+        let ready = p.ready().map(drop);
         PluginView {
             id: m.id.clone(),
             version: m.version.clone(),
@@ -51,8 +52,8 @@ impl PluginView {
             dir: p.installed.dir.display().to_string(),
             asks: m.capabilities.clone(),
             granted: p.installed.grant.clone(),
-            ready: p.ready().is_ok(),
-            error: p.ready().err(),
+            ready: ready.is_ok(),
+            error: ready.err(),
             source: p.info.as_ref().map(|_| p.source().to_string()),
             operations: p.operations().to_vec(),
             endpoints: endpoints(&m.capabilities, &p.access.settings),

@@ -165,10 +165,13 @@ fn a_squatter_on_the_port_never_gets_the_token_and_the_cli_says_so() {
     let squatter = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = squatter.local_addr().expect("addr").port();
     squatter.set_nonblocking(true).expect("nonblocking");
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done_rx = done.clone();
     let heard = std::thread::spawn(move || {
         let mut heard = Vec::new();
-        let until = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < until {
+        // Listens until the CLI has finished (or a generous bound passes).
+        let until = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < until && !done_rx.load(std::sync::atomic::Ordering::SeqCst) {
             match squatter.accept() {
                 Ok((mut conn, _)) => {
                     let _ = conn.set_nonblocking(false);
@@ -206,6 +209,7 @@ fn a_squatter_on_the_port_never_gets_the_token_and_the_cli_says_so() {
     );
     assert!(started.elapsed() < Duration::from_secs(15));
     let token = std::fs::read_to_string(home.path().join("token")).unwrap_or_default();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
     let heard = heard.join().expect("squatter thread");
     assert!(
         !heard.contains("Bearer") && (token.is_empty() || !heard.contains(token.trim())),
@@ -281,10 +285,13 @@ fn a_connection_flood_leaves_ping_the_api_and_the_cli_working() {
     );
     // Half-open connections that were not pushed out end at the header
     // timeout: the daemon closes them.
-    std::thread::sleep(Duration::from_millis(2500));
+    // Each read blocks until the daemon closes the connection (EOF or
+    // reset); one that is still open when the bound passes is a failure.
+    let bound = Instant::now() + Duration::from_secs(20);
     let mut still_open = 0;
     for c in flood.iter_mut().rev().take(50) {
-        let _ = c.set_read_timeout(Some(Duration::from_millis(50)));
+        let left = bound.saturating_duration_since(Instant::now());
+        let _ = c.set_read_timeout(Some(left.max(Duration::from_millis(1))));
         let mut buf = [0u8; 64];
         if matches!(c.read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut)
         {

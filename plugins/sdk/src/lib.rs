@@ -25,10 +25,10 @@ wit_bindgen::generate!({
     export_macro_name: "export_bindings",
 });
 
-pub mod date;
-pub mod html;
 pub mod http;
-pub mod url;
+
+// The pure helpers live in webrig-kit (workflows use them too).
+pub use webrig_kit::{date, html, url};
 
 // Re-exported so provider crates name one path for everything.
 pub use serde_json;

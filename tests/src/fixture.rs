@@ -1,12 +1,21 @@
 //! The fixture web: `tests/fixtures/web` served on a loopback port, plus a few
 //! dynamic routes (slow responses, slow assets) that static files cannot give.
+//!
+//! Text files may name the server itself: `{{origin}}` becomes
+//! `http://127.0.0.1:PORT` (from the request's Host) and `{{origin_pct}}` the
+//! same, percent-encoded (for links wrapped in a redirector's query, as
+//! search engines do). So a results page can point at article pages of the
+//! same fixture web whatever port it got.
+//!
+//! `/slow/<path>?ms=N` answers `<path>` after N ms (a provider that times
+//! out) and `/status/<code>/<path>` answers `<code>` (one that fails).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path as AxPath, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
@@ -59,6 +68,8 @@ fn app(root: PathBuf) -> Router {
         .route("/slow", get(slow))
         .route("/slow.png", get(slow_png))
         .route("/status/{code}", get(status))
+        .route("/status/{code}/{*rest}", get(status_rest))
+        .route("/slow/{*path}", get(slow_file))
         .route("/redirect", get(redirect))
         .route("/", get(index))
         .route("/{*path}", get(file))
@@ -103,6 +114,22 @@ async fn redirect(Query(q): Query<To>) -> Response {
     (StatusCode::FOUND, [(header::LOCATION, q.to)], "").into_response()
 }
 
+async fn status_rest(AxPath((code, _rest)): AxPath<(u16, String)>) -> Response {
+    status(AxPath(code)).await
+}
+
+/// A fixture file answered after `ms` milliseconds (default 1000).
+async fn slow_file(
+    State(root): State<PathBuf>,
+    AxPath(path): AxPath<String>,
+    Query(q): Query<Delay>,
+    headers: HeaderMap,
+) -> Response {
+    let ms = q.ms.unwrap_or(1000).min(60_000);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    serve(root, path, &headers).await
+}
+
 async fn status(AxPath(code): AxPath<u16>) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
     (
@@ -115,15 +142,19 @@ async fn status(AxPath(code): AxPath<u16>) -> Response {
         .into_response()
 }
 
-async fn index(State(root): State<PathBuf>) -> Response {
-    serve(root, "index.html".into()).await
+async fn index(State(root): State<PathBuf>, headers: HeaderMap) -> Response {
+    serve(root, "index.html".into(), &headers).await
 }
 
-async fn file(State(root): State<PathBuf>, AxPath(path): AxPath<String>) -> Response {
-    serve(root, path).await
+async fn file(
+    State(root): State<PathBuf>,
+    AxPath(path): AxPath<String>,
+    headers: HeaderMap,
+) -> Response {
+    serve(root, path, &headers).await
 }
 
-async fn serve(root: PathBuf, path: String) -> Response {
+async fn serve(root: PathBuf, path: String, headers: &HeaderMap) -> Response {
     // Only plain relative paths inside the fixture folder.
     if path
         .split('/')
@@ -135,14 +166,47 @@ async fn serve(root: PathBuf, path: String) -> Response {
     if full.is_dir() {
         full = full.join("index.html");
     }
+    let name = full.to_string_lossy().into_owned();
+    let kind = content_type(&name);
     match tokio::fs::read(&full).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, content_type(&path))], bytes).into_response(),
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, kind)],
+            with_origin(bytes, kind, headers),
+        )
+            .into_response(),
         Err(_) => (
             StatusCode::NOT_FOUND,
             html("<!doctype html><title>Not found</title>".into()),
         )
             .into_response(),
     }
+}
+
+/// `{{origin}}` and `{{origin_pct}}` in a text file, filled from the Host
+/// the request came to.
+fn with_origin(bytes: Vec<u8>, kind: &str, headers: &HeaderMap) -> Vec<u8> {
+    let text_like = kind.starts_with("text/") || kind.contains("json") || kind.contains("svg");
+    if !text_like || !bytes.windows(8).any(|w| w == b"{{origin") {
+        return bytes;
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    let origin = format!("http://{host}");
+    let pct: String = origin
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    String::from_utf8_lossy(&bytes)
+        .replace("{{origin_pct}}", &pct)
+        .replace("{{origin}}", &origin)
+        .into_bytes()
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -152,6 +216,8 @@ fn content_type(path: &str) -> &'static str {
         "js" | "mjs" => "text/javascript",
         "json" => "application/json",
         "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
         "svg" => "image/svg+xml",
         "txt" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",

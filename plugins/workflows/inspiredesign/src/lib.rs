@@ -1,25 +1,323 @@
-//! The inspiredesign workflow (being written).
+//! The inspiredesign workflow: opens each reference page in the plugin's
+//! browser session, keeps a screenshot, reads its design tokens from
+//! computed styles (the host's `design.tokens`) and its text, ranks the
+//! references against the brief, merges their tokens into a proposed
+//! system and writes design-brief.md, tokens.json, references.json and a
+//! visual report.html.
+//!
+//! The logic is pure and tested natively ([`color`], [`tokens`], [`rank`],
+//! [`study`], [`brief_md`], [`report_html`]); [`Workflow::run`] only calls
+//! the imports in order.
 
-use webrig_workflow_sdk::serde_json::Value;
+pub mod brief_md;
+pub mod color;
+pub mod rank;
+pub mod report_html;
+pub mod study;
+pub mod tokens;
+
+use study::{Problem, Reference, Study};
+use tokens::Tokens;
+#[cfg(target_arch = "wasm32")]
+use webrig_workflow_sdk::export_workflow;
+use webrig_workflow_sdk::serde_json::{Value, json};
 use webrig_workflow_sdk::types::*;
-use webrig_workflow_sdk::{Workflow, export_workflow};
+use webrig_workflow_sdk::{ParamExt, Workflow, artifacts, browser, error_message, param, progress};
 
-struct Flow;
+/// How many reference URLs a run takes.
+pub const MAX_URLS: usize = 8;
+/// Page text kept for ranking, in characters.
+const MAX_TEXT: usize = 50_000;
+
+/// The workflow (exported as the component's `workflow` interface).
+pub struct Flow;
+
+/// The brief and the reference URLs from the run's input.
+pub fn params(input: &Value) -> Result<(String, Vec<String>), Error> {
+    let brief = input["brief"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    if brief.is_empty() {
+        return Err(Error::InvalidInput(
+            "--brief is required: describe the design you want".into(),
+        ));
+    }
+    let urls: Vec<String> = match &input["url"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .map(|u| {
+                u.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| Error::InvalidInput(format!("--url {u} is not a URL")))
+            })
+            .collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    if urls.is_empty() || urls.len() > MAX_URLS {
+        return Err(Error::InvalidInput(format!(
+            "give 1 to {MAX_URLS} reference pages with --url (got {})",
+            urls.len()
+        )));
+    }
+    Ok((brief, urls))
+}
+
+/// The runtime failure code for a host error.
+pub fn code_of(e: &Error) -> &'static str {
+    match e {
+        Error::Denied(_) => "policy_blocked",
+        Error::NotFound(_) => "not_found",
+        Error::InvalidInput(_) => "invalid_input",
+        Error::RateLimited(_) => "rate_limited",
+        Error::Auth(_) => "auth",
+        Error::Timeout(_) => "timeout",
+        Error::Upstream(_) => "upstream",
+        Error::Unsupported(_) => "not_supported",
+        Error::Internal(_) => "internal",
+    }
+}
+
+fn problem(number: usize, url: &str, step: &str, e: &Error, fatal: bool) -> Problem {
+    Problem {
+        number,
+        url: url.to_string(),
+        step: step.into(),
+        code: code_of(e).into(),
+        message: error_message(e).to_string(),
+        fatal,
+    }
+}
+
+/// Why a run that read no reference fails: every problem, named.
+pub fn nothing_read(problems: &[Problem]) -> Error {
+    let each: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{} ({}: {}: {})", p.url, p.step, p.code, p.message))
+        .collect();
+    let message = format!("no reference page could be read: {}", each.join("; "));
+    if !problems.is_empty() && problems.iter().all(|p| p.code == "policy_blocked") {
+        Error::Denied(message)
+    } else {
+        Error::Upstream(message)
+    }
+}
+
+/// The first non-blank text of `selector` on the page.
+fn first_text(page: &str, selector: &str) -> Option<String> {
+    browser::extract(page, selector)
+        .ok()?
+        .into_iter()
+        .map(|t| study::clip(&t, 200))
+        .find(|t| !t.is_empty())
+}
+
+/// Reads an open page: tokens (required), then screenshot, title, text.
+fn read_open(
+    number: usize,
+    url: &str,
+    page: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Reference> {
+    let tokens = browser::tokens(page)
+        .and_then(|t| Tokens::parse(&t).map_err(Error::Upstream))
+        .map_err(|e| problems.push(problem(number, url, "tokens", &e, true)))
+        .ok()?;
+    let name = format!("screenshots/ref-{number}.png");
+    let screenshot = match browser::screenshot(page) {
+        Ok(png) if png.is_empty() => {
+            let e = Error::Upstream("the screenshot was empty".into());
+            problems.push(problem(number, url, "screenshot", &e, false));
+            None
+        }
+        Ok(png) => match artifacts::write(&name, &png) {
+            Ok(_) => Some(name),
+            Err(e) => {
+                problems.push(problem(number, url, "screenshot", &e, false));
+                None
+            }
+        },
+        Err(e) => {
+            problems.push(problem(number, url, "screenshot", &e, false));
+            None
+        }
+    };
+    let text = browser::text(page).unwrap_or_else(|e| {
+        problems.push(problem(number, url, "text", &e, false));
+        String::new()
+    });
+    let title = first_text(page, "title")
+        .or_else(|| first_text(page, "h1"))
+        .unwrap_or_default();
+    Some(Reference {
+        number,
+        url: url.to_string(),
+        title,
+        text: text.chars().take(MAX_TEXT).collect(),
+        tokens,
+        screenshot,
+    })
+}
+
+/// Opens, reads and closes one reference; None (with a problem) when it
+/// could not be used.
+fn read(number: usize, url: &str, problems: &mut Vec<Problem>) -> Option<Reference> {
+    let page = browser::open(url)
+        .map_err(|e| problems.push(problem(number, url, "open", &e, true)))
+        .ok()?;
+    let out = read_open(number, url, &page, problems);
+    browser::close(&page);
+    out
+}
 
 impl Workflow for Flow {
     fn info() -> WorkflowInfo {
         WorkflowInfo {
             id: "inspiredesign".into(),
-            name: "inspiredesign".into(),
-            description: String::new(),
-            params: Vec::new(),
-            outputs: Vec::new(),
+            name: "Inspire design".into(),
+            description: "Opens reference pages, captures screenshots and design tokens from computed styles, ranks them against a brief, and writes a design brief, merged tokens and a visual report.".into(),
+            params: vec![
+                param("brief", "string", true, "The design you want, in words (e.g. \"calm editorial serif with warm natural colours\")."),
+                param("url", "url", true, "A reference page (1 to 8; give --url once per page).").repeated(),
+            ],
+            outputs: vec![
+                "design-brief.md".into(),
+                "tokens.json".into(),
+                "references.json".into(),
+                "report.html".into(),
+                "screenshots/ref-N.png".into(),
+            ],
         }
     }
 
-    fn run(_input: Value) -> Result<Value, Error> {
-        Err(Error::Unsupported("not written yet".into()))
+    fn run(input: Value) -> Result<Value, Error> {
+        let (brief, urls) = params(&input)?;
+        let total = urls.len() as u32;
+        let mut refs = Vec::new();
+        let mut problems = Vec::new();
+        for (i, url) in urls.iter().enumerate() {
+            progress(
+                "read",
+                &format!("reference {}: {url}", i + 1),
+                i as u32,
+                total,
+            );
+            refs.extend(read(i + 1, url, &mut problems));
+        }
+        progress(
+            "read",
+            &format!("{} of {total} read", refs.len()),
+            total,
+            total,
+        );
+        if refs.is_empty() {
+            return Err(nothing_read(&problems));
+        }
+        progress("rank", "ranking against the brief and merging tokens", 0, 1);
+        let study = Study::new(&brief, refs, problems, urls.len());
+        progress("rank", "ranked", 1, 1);
+
+        progress("render", "writing the brief, tokens and report", 0, 4);
+        artifacts::write("design-brief.md", brief_md::render(&study).as_bytes())?;
+        artifacts::write_json("tokens.json", &study::tokens_json(&study))?;
+        artifacts::write_json("references.json", &study::references_json(&study))?;
+        artifacts::write("report.html", report_html::render(&study).as_bytes())?;
+        progress("render", "written", 4, 4);
+
+        let failures: Vec<Value> = study
+            .problems
+            .iter()
+            .map(|p| {
+                json!({
+                    "provider": "browser",
+                    "code": p.code,
+                    "message": format!("reference {} ({}): {}: {}", p.number, p.url, p.step, p.message),
+                })
+            })
+            .collect();
+        Ok(json!({
+            "summary": study::summary(&study),
+            "context": study::context(&study),
+            "report": "design-brief.md",
+            "data": "tokens.json",
+            "html": "report.html",
+            "status": study.status(),
+            "failures": failures,
+        }))
     }
 }
 
+// Only the component exports it: the native build (tests) has no host to
+// link those symbols against.
+#[cfg(target_arch = "wasm32")]
 export_workflow!(Flow);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_take_a_brief_and_one_to_eight_urls() {
+        let (brief, urls) =
+            params(&json!({"brief": "  calm serif ", "url": ["http://a/", "http://b/"]})).unwrap();
+        assert_eq!((brief.as_str(), urls.len()), ("calm serif", 2));
+        assert_eq!(
+            params(&json!({"brief": "x", "url": "http://a/"}))
+                .unwrap()
+                .1,
+            ["http://a/"]
+        );
+        for bad in [
+            json!({"url": ["http://a/"]}),
+            json!({"brief": " ", "url": ["http://a/"]}),
+            json!({"brief": "x", "url": []}),
+            json!({"brief": "x"}),
+            json!({"brief": "x", "url": [1]}),
+            json!({"brief": "x", "url": vec!["http://a/"; 9]}),
+        ] {
+            assert!(matches!(params(&bad), Err(Error::InvalidInput(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn nothing_read_names_each_failure() {
+        let denied = problem(
+            1,
+            "http://a/",
+            "open",
+            &Error::Denied("not granted".into()),
+            true,
+        );
+        let e = nothing_read(std::slice::from_ref(&denied));
+        assert!(
+            matches!(&e, Error::Denied(m) if m.contains("http://a/ (open: policy_blocked: not granted)"))
+        );
+        let slow = problem(
+            2,
+            "http://b/",
+            "tokens",
+            &Error::Timeout("late".into()),
+            true,
+        );
+        match nothing_read(&[denied, slow]) {
+            Error::Upstream(m) => {
+                assert!(m.contains("http://a/") && m.contains("http://b/ (tokens: timeout: late)"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn describes_its_params() {
+        let info = Flow::info();
+        let names: Vec<(&str, bool, bool)> = info
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.required, p.repeated))
+            .collect();
+        assert_eq!(names, [("brief", true, false), ("url", true, true)]);
+        assert_eq!(info.params[1].kind, "url");
+    }
+}

@@ -2,6 +2,7 @@
 //! rendering, and the daemon client (which starts the daemon when needed).
 
 mod client;
+mod progress;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -184,6 +185,9 @@ fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
 
 pub fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    if let Some(name) = workflow_help(&argv) {
+        return show_workflow_help(&argv, name);
+    }
     let matches = build_for(&argv).get_matches_from(&argv);
     let globals = match Globals::from_arg_matches(&matches) {
         Ok(g) => g,
@@ -231,6 +235,7 @@ pub fn main() -> ExitCode {
         client: globals.client.clone(),
         wait_lease: globals.wait_lease,
         local_files: false,
+        events: None,
     };
     let home = match Home::from_env() {
         Ok(h) => h,
@@ -240,12 +245,66 @@ pub fn main() -> ExitCode {
         Ok(p) => p,
         Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
     };
-    let sent = client::Client::new(home, port).send(&request, entry.autostart());
+    let client = client::Client::new(home, port);
+    let timeout = entry.timeout_for(&request.args);
+    let sent = if entry.streams() {
+        let mut progress = progress::Progress::new(globals.json);
+        let mut sink = |v: &serde_json::Value| progress.event(v);
+        let sent = client.send(&request, entry.autostart(), timeout, Some(&mut sink));
+        progress.done();
+        sent
+    } else {
+        client.send(&request, entry.autostart(), timeout, None)
+    };
     let (raw, response) = match sent {
         Ok(r) => r,
         Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
     };
     render(&globals, entry, &raw, &response)
+}
+
+/// `run workflow NAME … --help`: the workflow's own parameters, asked of
+/// the daemon (clap knows only the runner's options).
+fn workflow_help(argv: &[String]) -> Option<&str> {
+    let words = command_words(argv);
+    if words != ["run", "workflow"] {
+        return None;
+    }
+    let at = argv.iter().position(|a| a == "workflow")?;
+    let name = argv[at + 1..].iter().find(|a| !a.starts_with('-'))?;
+    let asks = argv[at + 1..].iter().any(|a| a == "--help" || a == "-h");
+    asks.then_some(name.as_str())
+}
+
+fn show_workflow_help(argv: &[String], name: &str) -> ExitCode {
+    // The globals (port, --json) as given; the rest is help anyway.
+    let globals = build_filtered(Some("workflows"))
+        .ignore_errors(true)
+        .get_matches_from(argv.iter().filter(|a| *a != "--help" && *a != "-h"));
+    let globals = Globals::from_arg_matches(&globals).unwrap_or_else(|e| e.exit());
+    let Some(entry) = commands::find("workflows") else {
+        return ExitCode::from(2);
+    };
+    let request = Request {
+        id: None,
+        session: None,
+        tab: None,
+        command: entry.api_name().to_string(),
+        args: serde_json::json!({ "name": name }),
+        timeout_ms: globals.timeout_ms,
+        client: None,
+        wait_lease: false,
+        local_files: false,
+        events: None,
+    };
+    let sent = Home::from_env().and_then(|home| {
+        let port = config::port(globals.port)?;
+        client::Client::new(home, port).send(&request, true, None, None)
+    });
+    match sent {
+        Ok((raw, response)) => render(&globals, entry, &raw, &response),
+        Err(e) => report_local(&globals, &format!("{e:#}"), 1),
+    }
 }
 
 /// Text for a terminal: page titles, page text and plugin answers are

@@ -21,6 +21,7 @@ mod session;
 mod snapshot;
 pub mod surface;
 mod tabs;
+mod workflows;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -78,6 +79,12 @@ pub trait Command:
     /// `limits.result_bytes` (the hint of that `limit_exceeded` error).
     const ASK_FOR_LESS: &'static str = "ask for less (a narrower target or fewer items), \
          or raise result_bytes in [limits] of config.toml";
+    /// The deadline when the caller names none, for commands whose work
+    /// takes longer than most (a workflow run); the `timeout_ms` argument,
+    /// when the command has one, overrides it. None: the daemon's default.
+    const DEFAULT_TIMEOUT_MS: Option<u64> = None;
+    /// The CLI asks for progress events while it runs (`/command/stream`).
+    const STREAMS: bool = false;
     type Output: Serialize + DeserializeOwned + JsonSchema + Send;
 
     /// Client-side normalization before sending (e.g. relative paths made
@@ -110,6 +117,8 @@ pub struct Entry {
     autostart: bool,
     reserved: bool,
     ask_for_less: &'static str,
+    default_timeout_ms: Option<u64>,
+    streams: bool,
     augment: fn(clap::Command) -> clap::Command,
     parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
     run: fn(Cx, Value) -> BoxFuture,
@@ -130,6 +139,8 @@ impl Entry {
             autostart: T::AUTOSTART,
             reserved: T::RESERVED,
             ask_for_less: T::ASK_FOR_LESS,
+            default_timeout_ms: T::DEFAULT_TIMEOUT_MS,
+            streams: T::STREAMS,
             augment: |cmd| T::augment_args(cmd),
             parse: parse::<T>,
             run: run::<T>,
@@ -176,6 +187,18 @@ impl Entry {
 
     pub fn reserved(&self) -> bool {
         self.reserved
+    }
+
+    /// The deadline a request gets when it names none: its `timeout_ms`
+    /// argument for commands that take one, else [`Command::DEFAULT_TIMEOUT_MS`].
+    pub fn timeout_for(&self, args: &Value) -> Option<u64> {
+        let own = self.default_timeout_ms?;
+        Some(args.get("timeout_ms").and_then(Value::as_u64).unwrap_or(own))
+    }
+
+    /// The CLI streams progress events for this command.
+    pub fn streams(&self) -> bool {
+        self.streams
     }
 
     /// The hint for a result over `limits.result_bytes`.
@@ -293,6 +316,10 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<macros::MacroRun>(),
         Entry::of::<macros::MacroList>(),
         Entry::of::<macros::MacroInfoCmd>(),
+        Entry::of::<workflows::RunWorkflow>(),
+        Entry::of::<workflows::WorkflowsList>(),
+        Entry::of::<workflows::ArtifactsList>(),
+        Entry::of::<workflows::ArtifactsCleanup>(),
         Entry::of::<plugins::PluginInstall>(),
         Entry::of::<plugins::PluginList>(),
         Entry::of::<plugins::PluginInfo>(),

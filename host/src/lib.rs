@@ -11,5 +11,6 @@ pub mod error;
 pub mod macros;
 pub mod plugins;
 pub mod providers;
+pub mod workflows;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -23,6 +23,11 @@ use registry::{Installed, Registry};
 
 use crate::config::{Home, PluginSettings};
 
+/// The script that reads a page's design tokens (colours by painted area,
+/// fonts, type, spacing, radii, shadows) from computed styles. Host code,
+/// never guest-supplied.
+pub const DESIGN_TOKENS_JS: &str = include_str!("plugins/design_tokens.js");
+
 /// One installed plugin as the daemon sees it.
 pub struct Plugin {
     pub installed: Installed,
@@ -31,6 +36,8 @@ pub struct Plugin {
     pub loaded: Result<Loaded, String>,
     /// What a provider says it is (`describe`), when it loaded.
     pub info: Option<wit::ProviderInfo>,
+    /// What a workflow says it is and takes (`describe`), when it loaded.
+    pub workflow: Option<crate::workflows::WorkflowInfo>,
     /// The component file as it was when verified (see [`Plugin::ready`]).
     stamp: std::sync::Mutex<Option<FileStamp>>,
     /// Set once the file on disk is found changed: the plugin never runs again.
@@ -248,20 +255,35 @@ impl PluginHost {
         } else {
             Err(problems.join("; "))
         };
-        let info = match &loaded {
-            Ok(l) => match self
-                .runtime
-                .describe(l, &describe_limits(&installed), &access)
-            {
-                Ok(info) => Some(info),
+        let limits = describe_limits(&installed);
+        let (mut info, mut workflow) = (None, None);
+        let loaded = match loaded {
+            Ok(l @ Loaded::Provider(_)) => match self.runtime.describe(&l, &limits, &access) {
+                Ok(i) => {
+                    info = Some(i);
+                    Ok(l)
+                }
                 Err(e) => {
                     tracing::warn!(plugin = %installed.manifest.id, error = %e, "describe failed");
-                    None
+                    Ok(l)
                 }
             },
+            Ok(l @ Loaded::Workflow(_)) => {
+                match crate::workflows::describe(&self.runtime, &l, &limits, &access) {
+                    Ok(w) if w.id == installed.manifest.id => {
+                        workflow = Some(w);
+                        Ok(l)
+                    }
+                    Ok(w) => Err(format!(
+                        "describe() says it is {:?}, its manifest {:?}",
+                        w.id, installed.manifest.id
+                    )),
+                    Err(e) => Err(format!("describe failed: {e}")),
+                }
+            }
             Err(e) => {
                 tracing::warn!(plugin = %installed.manifest.id, error = %e, "plugin refused");
-                None
+                Err(e)
             }
         };
         Plugin {
@@ -269,20 +291,20 @@ impl PluginHost {
             access,
             loaded,
             info,
+            workflow,
             stamp: std::sync::Mutex::new(stamp),
             tampered: std::sync::OnceLock::new(),
         }
     }
 
     fn link(&self, installed: &Installed) -> Result<Loaded, String> {
-        if installed.manifest.kind != Kind::Provider {
-            return Err(format!(
-                "{:?} plugins are not runnable in this version (providers are)",
-                installed.manifest.kind
-            ));
+        if installed.manifest.kind == Kind::Adapter {
+            return Err("adapter plugins are not runnable in this version".into());
         }
         let (bytes, sha) = installed.component().map_err(|e| e.to_string())?;
-        self.runtime.load(&bytes, &sha).map_err(|e| e.to_string())
+        self.runtime
+            .load(&bytes, &sha, installed.manifest.kind)
+            .map_err(|e| e.to_string())
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Plugin>> {

@@ -207,6 +207,10 @@ impl Providers {
         }
     }
 
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     pub fn host(&self) -> &Arc<PluginHost> {
         &self.host
     }
@@ -348,13 +352,26 @@ impl Providers {
         limit: u32,
         deadline: tokio::time::Instant,
     ) -> Result<SearchOutcome, String> {
-        let started = Instant::now();
-        let selected = self.select(source, query)?;
         let req = wit::SearchRequest {
             query: query.to_string(),
             limit,
             options: Vec::new(),
         };
+        self.search_with(source, req, limit as usize, deadline)
+            .await
+    }
+
+    /// [`Providers::search`] with a full request (options) and a cap on
+    /// the merged list separate from each provider's `req.limit`.
+    pub async fn search_with(
+        &self,
+        source: &str,
+        req: wit::SearchRequest,
+        total: usize,
+        deadline: tokio::time::Instant,
+    ) -> Result<SearchOutcome, String> {
+        let started = Instant::now();
+        let selected = self.select(source, &req.query)?;
         let runs = selected.iter().map(|p| {
             let p = p.clone();
             let req = req.clone();
@@ -403,7 +420,7 @@ impl Providers {
                 Err(a) => failures.push(a.of(p.id())),
             }
         }
-        let results = interleave(lists, limit as usize);
+        let results = interleave(lists, total);
         meta.total_ms = started.elapsed().as_millis() as u64;
         Ok(SearchOutcome {
             results,
@@ -635,6 +652,7 @@ impl Providers {
         let host = self.host.clone();
         let plugin = p.clone();
         let id = p.id().to_string();
+        let _gauge = PROBE.try_with(|probe| probe.enter()).ok();
         // The slots go with the call: a command that gives up (deadline,
         // client gone) does not free them while the plugin still runs.
         let out = tokio::task::spawn_blocking(move || {
@@ -649,6 +667,41 @@ impl Providers {
             Ok(Err(e)) => Err(from_wit(e)),
             Err(e) => Err(from_plugin(&id, e)),
         }
+    }
+}
+
+tokio::task_local! {
+    /// Counts the provider calls a caller's task has running at once (a
+    /// workflow run sets it to report the concurrency it reached).
+    pub static PROBE: Arc<Probe>;
+}
+
+/// Provider calls running now and the most that ran at once.
+#[derive(Debug, Default)]
+pub struct Probe {
+    now: std::sync::atomic::AtomicUsize,
+    max: std::sync::atomic::AtomicUsize,
+}
+
+impl Probe {
+    fn enter(self: &Arc<Self>) -> ProbeGuard {
+        use std::sync::atomic::Ordering::Relaxed;
+        let now = self.now.fetch_add(1, Relaxed) + 1;
+        self.max.fetch_max(now, Relaxed);
+        ProbeGuard(self.clone())
+    }
+
+    /// The most provider calls that ran at once.
+    pub fn max(&self) -> usize {
+        self.max.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+struct ProbeGuard(Arc<Probe>);
+
+impl Drop for ProbeGuard {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

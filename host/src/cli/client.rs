@@ -35,14 +35,27 @@ impl Client {
     }
 
     /// Sends one command; returns the raw body and its parsed envelope.
-    pub fn send(&self, req: &Request, autostart: bool) -> anyhow::Result<(String, Response)> {
+    /// `timeout_ms`: the command's deadline when the request names none.
+    /// With `events`, it asks for progress (`/command/stream`) and hands
+    /// each event to `events` as it comes.
+    pub fn send(
+        &self,
+        req: &Request,
+        autostart: bool,
+        timeout_ms: Option<u64>,
+        mut events: Option<&mut (dyn FnMut(&serde_json::Value) + '_)>,
+    ) -> anyhow::Result<(String, Response)> {
         let body = serde_json::to_string(req)?;
-        let wait = Duration::from_millis(req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
-            + Duration::from_secs(5);
-        match self.post(&body, wait) {
+        let wait = Duration::from_millis(
+            req.timeout_ms
+                .or(timeout_ms)
+                .unwrap_or(DEFAULT_TIMEOUT_MS),
+        ) + Duration::from_secs(5);
+        match self.post(&body, wait, events.as_deref_mut()) {
             Err(PostError::Refused) if autostart => {
                 self.start_daemon()?;
-                self.post(&body, wait).map_err(PostError::into_anyhow)
+                self.post(&body, wait, events)
+                    .map_err(PostError::into_anyhow)
             }
             Err(PostError::Refused) => bail!(
                 "the webrig daemon is not running for port {} (any other command starts it)",
@@ -52,9 +65,20 @@ impl Client {
         }
     }
 
-    fn post(&self, body: &str, wait: Duration) -> Result<(String, Response), PostError> {
+    fn post<'f>(
+        &self,
+        body: &str,
+        wait: Duration,
+        events: Option<&mut (dyn FnMut(&serde_json::Value) + 'f)>,
+    ) -> Result<(String, Response), PostError> {
         let token = self.home.read_token().unwrap_or_default();
-        let raw = http_post(&self.socket(), self.port, "/command", &token, body, wait)?;
+        let raw = match events {
+            None => http_post(&self.socket(), self.port, "/command", &token, body, wait)?,
+            Some(sink) => {
+                let stream = send_post(&self.socket(), self.port, "/command/stream", &token, body, wait)?;
+                read_stream(stream, wait, sink)?
+            }
+        };
         let parsed: Response = serde_json::from_str(&raw).map_err(|e| {
             PostError::Other(anyhow::anyhow!(
                 "the daemon answered something that is not an envelope ({e}): {raw:.200}"
@@ -164,6 +188,113 @@ fn http_post(
     body: &str,
     wait: Duration,
 ) -> Result<String, PostError> {
+    let mut stream = send_post(socket, port, path, token, body, wait)?;
+    let io = |e: std::io::Error| PostError::Other(anyhow::anyhow!("talking to the daemon: {e}"));
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut stream, &mut raw).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut {
+            PostError::Other(anyhow::anyhow!(
+                "the daemon did not answer within {wait:?}; the command's outcome is unknown"
+            ))
+        } else {
+            io(e)
+        }
+    })?;
+    let text = String::from_utf8(raw)
+        .map_err(|_| PostError::Other(anyhow::anyhow!("the daemon's answer is not UTF-8")))?;
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| {
+        PostError::Other(anyhow::anyhow!(
+            "the daemon's answer has no body: {text:.200}"
+        ))
+    })?;
+    if head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    }) {
+        return Err(PostError::Other(anyhow::anyhow!(
+            "the daemon answered chunked; expected a sized body"
+        )));
+    }
+    Ok(body.to_string())
+}
+
+/// Reads a streamed (chunked NDJSON) answer: each `{"event": …}` line goes
+/// to `sink` as it arrives; the last line is the envelope, returned.
+fn read_stream(
+    stream: UnixStream,
+    wait: Duration,
+    sink: &mut (dyn FnMut(&serde_json::Value) + '_),
+) -> Result<String, PostError> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(stream);
+    let fail = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut {
+            PostError::Other(anyhow::anyhow!(
+                "the daemon went quiet for {wait:?}; the command's outcome is unknown"
+            ))
+        } else {
+            PostError::Other(anyhow::anyhow!("talking to the daemon: {e}"))
+        }
+    };
+    let mut line = String::new();
+    let mut chunked = false;
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).map_err(fail)? == 0 {
+            return Err(PostError::Other(anyhow::anyhow!("the daemon closed the connection")));
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if l.to_ascii_lowercase().starts_with("transfer-encoding: chunked") {
+            chunked = true;
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        // Chunks, decoded as they come: `size\r\n data \r\n`, size 0 ends.
+        let mut pending = Vec::new();
+        loop {
+            line.clear();
+            reader.read_line(&mut line).map_err(fail)?;
+            let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| PostError::Other(anyhow::anyhow!("a bad chunk from the daemon")))?;
+            if size == 0 {
+                break;
+            }
+            let mut chunk = vec![0u8; size + 2];
+            std::io::Read::read_exact(&mut reader, &mut chunk).map_err(fail)?;
+            chunk.truncate(size);
+            pending.extend_from_slice(&chunk);
+            while let Some(at) = pending.iter().position(|b| *b == b'\n') {
+                let one: Vec<u8> = pending.drain(..=at).collect();
+                let v: serde_json::Value = serde_json::from_slice(&one).unwrap_or_default();
+                if v.get("event").is_some() {
+                    sink(&v);
+                } else {
+                    body = one;
+                }
+            }
+        }
+    } else {
+        std::io::Read::read_to_end(&mut reader, &mut body).map_err(fail)?;
+    }
+    String::from_utf8(body)
+        .map(|s| s.trim_end().to_string())
+        .map_err(|_| PostError::Other(anyhow::anyhow!("the daemon's answer is not UTF-8")))
+}
+
+/// Connects to the daemon's socket (checking whose it is) and sends one
+/// POST; the answer is left to read.
+fn send_post(
+    socket: &Path,
+    port: u16,
+    path: &str,
+    token: &str,
+    body: &str,
+    wait: Duration,
+) -> Result<UnixStream, PostError> {
     check_owner(socket)?;
     let mut stream = match UnixStream::connect(socket) {
         Ok(s) => s,
@@ -191,32 +322,7 @@ fn http_post(
         len = body.len(),
     );
     stream.write_all(request.as_bytes()).map_err(io)?;
-    let mut raw = Vec::new();
-    std::io::Read::read_to_end(&mut stream, &mut raw).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut {
-            PostError::Other(anyhow::anyhow!(
-                "the daemon did not answer within {wait:?}; the command's outcome is unknown"
-            ))
-        } else {
-            io(e)
-        }
-    })?;
-    let text = String::from_utf8(raw)
-        .map_err(|_| PostError::Other(anyhow::anyhow!("the daemon's answer is not UTF-8")))?;
-    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| {
-        PostError::Other(anyhow::anyhow!(
-            "the daemon's answer has no body: {text:.200}"
-        ))
-    })?;
-    if head.lines().any(|l| {
-        l.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-    }) {
-        return Err(PostError::Other(anyhow::anyhow!(
-            "the daemon answered chunked; expected a sized body"
-        )));
-    }
-    Ok(body.to_string())
+    Ok(stream)
 }
 
 enum PostError {

@@ -20,6 +20,8 @@ pub struct Cx {
     deadline: Instant,
     /// The caller may name local files (see `config::Access`).
     local_files: bool,
+    /// Where progress events go (a streaming caller), if anywhere.
+    events: Option<crate::workflows::Events>,
 }
 
 /// A tab a per-tab command holds: its queue lock and a parallel slot.
@@ -57,6 +59,7 @@ impl Cx {
             held: None,
             deadline,
             local_files: false,
+            events: None,
         }
     }
 
@@ -69,6 +72,7 @@ impl Cx {
             held: Some(held),
             deadline,
             local_files: false,
+            events: None,
         }
     }
 
@@ -81,6 +85,16 @@ impl Cx {
 
     /// Refuses `what` (a local path or file URL) unless the caller may name
     /// local files.
+    pub fn with_events(mut self, events: Option<crate::workflows::Events>) -> Self {
+        self.events = events;
+        self
+    }
+
+    /// The caller's progress channel (None: nobody is listening).
+    pub fn events(&self) -> Option<crate::workflows::Events> {
+        self.events.clone()
+    }
+
     pub fn require_local_files(&self, what: &str) -> Result<(), ApiError> {
         if self.local_files {
             return Ok(());

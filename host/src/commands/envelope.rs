@@ -40,6 +40,11 @@ pub struct Request {
     #[serde(skip)]
     #[schemars(skip)]
     pub local_files: bool,
+    /// Where progress events go while the command runs (set by the
+    /// daemon for `/command/stream`, never by the caller).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub events: Option<crate::workflows::Events>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

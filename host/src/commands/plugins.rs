@@ -286,12 +286,12 @@ impl Command for PluginInstall {
             )
             .with_hint("rerun with --grant to grant what it asks for"));
         }
-        if source.manifest.kind != Kind::Provider {
+        if source.manifest.kind == Kind::Adapter {
             return Err(ApiError::new(
                 ErrorCode::Unsupported,
                 format!(
-                    "{}: {:?} plugins are not runnable in this version; providers are",
-                    source.manifest.id, source.manifest.kind
+                    "{}: adapter plugins are not runnable in this version; providers and workflows are",
+                    source.manifest.id
                 ),
             ));
         }
@@ -304,6 +304,7 @@ impl Command for PluginInstall {
         // touched, so a bad component (or a failed --replace) leaves the old
         // one working. Its describe() must give the manifest's id: routing,
         // grants and settings are all keyed by it.
+        let kind = source.manifest.kind;
         let (caps, mut limits) = (
             source.manifest.capabilities.clone(),
             source.manifest.limits.clone(),
@@ -313,18 +314,31 @@ impl Command for PluginInstall {
             registry
                 .install(&source, grant, replace, |bytes, sha| {
                     let runtime = checker.runtime();
-                    let loaded = runtime.load(bytes, sha).map_err(|e| e.to_string())?;
+                    let loaded = runtime
+                        .load(bytes, sha, kind)
+                        .map_err(|e| e.to_string())?;
                     let access = crate::plugins::host::Access::new(
                         crate::plugins::grants::Effective::new(&caps, &Grant::default()),
                         Default::default(),
                     );
-                    match runtime.describe(&loaded, &limits, &access) {
-                        Ok(info) if info.id != source.manifest.id => Err(format!(
+                    let said = match kind {
+                        Kind::Workflow => {
+                            crate::workflows::describe(runtime, &loaded, &limits, &access)
+                                .map(|w| w.id)
+                        }
+                        _ => runtime
+                            .describe(&loaded, &limits, &access)
+                            .map(|i| i.id)
+                            // A describe that fails is reported when it loads.
+                            .map_err(|_| String::new()),
+                    };
+                    match said {
+                        Ok(id) if id != source.manifest.id => Err(format!(
                             "its describe() says its id is {:?}, but plugin.toml (field `id`) \
                              says {:?}; they must agree",
-                            info.id, source.manifest.id
+                            id, source.manifest.id
                         )),
-                        // A describe that fails is reported when it loads.
+                        Err(e) if !e.is_empty() => Err(e),
                         _ => Ok(()),
                     }
                 })

@@ -67,7 +67,10 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             .with_hint("see docs/SURFACE.md or webrig --help for the commands")
     })?;
     let limits = state.limits().clone();
-    let timeout_ms = req.timeout_ms.unwrap_or(limits.timeout_default_ms);
+    let timeout_ms = req
+        .timeout_ms
+        .or_else(|| entry.timeout_for(&req.args))
+        .unwrap_or(limits.timeout_default_ms);
     if timeout_ms == 0 || timeout_ms > limits.timeout_max_ms {
         return Err(ApiError::invalid(format!(
             "timeout_ms must be 1..={}, not {timeout_ms}",
@@ -80,7 +83,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     let mut _entered = None;
     let scope = entry.scope();
     if scope == Scope::Daemon {
-        let cx = Cx::new(state, None, req.tab, deadline).with_local_files(req.local_files);
+        let cx = Cx::new(state, None, req.tab, deadline).with_local_files(req.local_files)
+            .with_events(req.events.clone());
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
     check_session_name(session_name)?;
@@ -117,7 +121,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             Duration::from_secs(limits.lease_idle_s),
         )
         .await?;
-        let cx = Cx::for_tab(state, held, deadline).with_local_files(req.local_files);
+        let cx = Cx::for_tab(state, held, deadline).with_local_files(req.local_files)
+            .with_events(req.events.clone());
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
     let mut lock = place;
@@ -140,7 +145,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             "session {session_name:?} was closed"
         )));
     }
-    let cx = Cx::new(state, Some(guard), req.tab, deadline).with_local_files(req.local_files);
+    let cx = Cx::new(state, Some(guard), req.tab, deadline).with_local_files(req.local_files)
+            .with_events(req.events.clone());
     finish(entry, cx, req.args, deadline, timeout_ms).await
 }
 

@@ -505,6 +505,22 @@ impl BrowserBridge for PluginBrowser {
         })
     }
 
+    fn design_tokens(
+        &self,
+        plugin: &str,
+        page: &str,
+        deadline: Instant,
+    ) -> Result<String, WitError> {
+        self.block(deadline, async {
+            let tab = self.tab(plugin, page).await?;
+            let v = tab.eval(crate::plugins::DESIGN_TOKENS_JS).await?;
+            if !v.is_object() {
+                return Err(ApiError::internal("the page gave no design tokens"));
+            }
+            Ok(v.to_string())
+        })
+    }
+
     fn close(&self, plugin: &str, page: &str, deadline: Instant) {
         let _ = self.block(deadline, async {
             let state = self.state()?;

@@ -26,6 +26,7 @@ const EXTENSION_PATHS: &[&str] = &["/ping", "/pair", "/extension"];
 pub fn app(state: Arc<State>) -> Router {
     let authed = Router::new()
         .route("/command", post(command))
+        .route("/command/stream", post(command_stream))
         .route("/openapi.json", get(openapi))
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
@@ -162,6 +163,66 @@ async fn command(
     via: Option<axum::Extension<Via>>,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    match read_request(&state, via, body) {
+        Ok(request) => envelope(dispatch::dispatch(state, request).await),
+        Err(resp) => envelope(resp),
+    }
+}
+
+/// `POST /command/stream`: the same request and auth as `/command`; the
+/// answer is NDJSON: progress events (`{"event": …}`) while the command
+/// runs, then its envelope as the last line. A client that goes away
+/// cancels the command.
+async fn command_stream(
+    AxState(state): AxState<Arc<State>>,
+    via: Option<axum::Extension<Via>>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Response {
+    let mut request = match read_request(&state, via, body) {
+        Ok(r) => r,
+        Err(resp) => return envelope(resp),
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+    request.events = Some(tx.clone());
+    let task = tokio::spawn(async move {
+        let resp = dispatch::dispatch(state, request).await;
+        let _ = tx.send(serde_json::to_value(resp).unwrap_or_default());
+    });
+    let guard = AbortOnDrop(task.abort_handle());
+    // A line at least every 2 s: writing to a client that hung up is how
+    // the server learns it is gone.
+    let lines = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
+        let v = tokio::select! {
+            v = rx.recv() => v?,
+            _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => json!({"event": "alive"}),
+        };
+        let mut line = v.to_string();
+        line.push('\n');
+        Some((Ok::<_, std::convert::Infallible>(Bytes::from(line)), (rx, guard)))
+    });
+    (
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        axum::body::Body::from_stream(lines),
+    )
+        .into_response()
+}
+
+/// Aborts the command's task when the response body is dropped (the
+/// client hung up).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The request of a `/command` body, or the envelope refusing it.
+fn read_request(
+    state: &State,
+    via: Option<axum::Extension<Via>>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<CommandRequest, CommandResponse> {
     let body = match body {
         Ok(b) => b,
         Err(rejection) => {
@@ -177,14 +238,14 @@ async fn command(
             } else {
                 ApiError::invalid(format!("unreadable request body: {rejection}"))
             };
-            return envelope(CommandResponse::from_result(dispatch::new_id(), Err(error)));
+            return Err(CommandResponse::from_result(dispatch::new_id(), Err(error)));
         }
     };
     let mut request: CommandRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
             let id = fallback_id(&body);
-            return envelope(CommandResponse::from_result(
+            return Err(CommandResponse::from_result(
                 id,
                 Err(ApiError::invalid(format!("malformed request: {e}"))),
             ));
@@ -192,7 +253,7 @@ async fn command(
     };
     let local = matches!(via, Some(axum::Extension(Via::Local)));
     request.local_files = local || state.access().http_local_files;
-    envelope(dispatch::dispatch(state, request).await)
+    Ok(request)
 }
 
 /// The id a malformed request carried, if any could be read, else a new one.

@@ -8,14 +8,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::host::{Access, HostState};
-use super::manifest::PluginLimits;
+use super::manifest::{Kind, PluginLimits};
 
 wasmtime::component::bindgen!({
     world: "provider-plugin",
@@ -227,6 +227,9 @@ impl Runtime {
             &mut s.host
         })
         .map_err(|e| PluginError::Load(format!("linking webrig imports: {e}")))?;
+        // The 0.2.0 interfaces workflows import besides the 0.1.0 ones.
+        crate::workflows::bindings::add_to_linker(&mut linker)
+            .map_err(|e| PluginError::Load(format!("linking workflow imports: {e}")))?;
         let stop = Arc::new(AtomicBool::new(false));
         {
             let engine = engine.clone();
@@ -253,20 +256,29 @@ impl Runtime {
         })
     }
 
-    /// Compiles (or loads from the cache) and pre-instantiates a component.
-    pub fn load(&self, bytes: &[u8], sha256: &str) -> Result<Loaded, PluginError> {
+    /// Compiles (or loads from the cache) and pre-instantiates a component
+    /// of `kind` (providers: world `provider-plugin` 0.1.0; workflows:
+    /// `workflow-plugin` 0.2.0).
+    pub fn load(&self, bytes: &[u8], sha256: &str, kind: Kind) -> Result<Loaded, PluginError> {
         let component = self.component(bytes, sha256)?;
+        let world = match kind {
+            Kind::Provider => "provider",
+            Kind::Workflow => "workflow",
+            Kind::Adapter => {
+                return Err(PluginError::Load(
+                    "adapter plugins are not runnable in this version".into(),
+                ));
+            }
+        };
         let pre = self.linker.instantiate_pre(&component).map_err(|e| {
-            PluginError::Load(format!(
-                "the component does not fit the provider world: {e}"
-            ))
+            PluginError::Load(format!("the component does not fit the {world} world: {e}"))
         })?;
-        let pre = ProviderPluginPre::new(pre).map_err(|e| {
-            PluginError::Load(format!(
-                "the component does not export the provider interface: {e}"
-            ))
-        })?;
-        Ok(Loaded { pre })
+        let missing =
+            |e: wasmtime::Error| PluginError::Load(format!("the component does not export the {world} interface: {e}"));
+        Ok(match kind {
+            Kind::Workflow => Loaded::Workflow(crate::workflows::bindings::WorkflowPluginPre::new(pre).map_err(missing)?),
+            _ => Loaded::Provider(ProviderPluginPre::new(pre).map_err(missing)?),
+        })
     }
 
     fn cache_path(&self, sha256: &str) -> Option<PathBuf> {
@@ -313,7 +325,7 @@ impl Runtime {
             .map_err(|e| PluginError::Load(format!("loading a compiled component: {e}")))
     }
 
-    /// Runs `f` against a fresh instance with the plugin's limits.
+    /// Runs `f` against a fresh provider instance with the plugin's limits.
     pub fn call<R>(
         &self,
         loaded: &Loaded,
@@ -321,10 +333,32 @@ impl Runtime {
         access: &Access,
         f: impl FnOnce(&ProviderPlugin, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
+        let Loaded::Provider(pre) = loaded else {
+            return Err(PluginError::Load("this plugin is not a provider".into()));
+        };
+        let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
+        let host = HostState::new(access.clone(), deadline);
+        self.in_store(limits, host, None, |store| {
+            let plugin = pre.instantiate(&mut *store)?;
+            f(&plugin, store)
+        })
+    }
+
+    /// Runs `f` in a fresh store with the plugin's memory and output limits,
+    /// the wall-clock deadline of `host`, and, when `cpu` is given, a budget
+    /// for the guest's own running time: time spent in host calls (counted
+    /// by `host` as waited) is not charged to it.
+    pub fn in_store<R>(
+        &self,
+        limits: &PluginLimits,
+        host: HostState,
+        cpu: Option<Duration>,
+        f: impl FnOnce(&mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
         let memory = (limits.memory_mb as usize) << 20;
-        let deadline = std::time::Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
+        let deadline = host.deadline();
         let state = CallState {
-            host: HostState::new(access.clone(), deadline),
+            host,
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
             limits: Budget {
@@ -337,19 +371,25 @@ impl Runtime {
         // The deadline is wall-clock: each tick the callback compares the
         // clock, so a ticker slowed by a busy machine cannot stretch it.
         // The first check comes at half the time, then one every tick.
-        let ticks = (u64::from(limits.time_ms) / TICK.as_millis() as u64 / 2).max(1);
+        let started = Instant::now();
+        let first = cpu
+            .unwrap_or(Duration::MAX)
+            .min(deadline.saturating_duration_since(started));
+        let ticks = (first.as_millis() as u64 / TICK.as_millis() as u64 / 2).max(1);
         store.set_epoch_deadline(ticks);
-        store.epoch_deadline_callback(move |_| {
-            if std::time::Instant::now() >= deadline {
+        store.epoch_deadline_callback(move |ctx| {
+            let now = Instant::now();
+            let host = &ctx.data().host;
+            let over_cpu = cpu.is_some_and(|cpu| {
+                now.duration_since(started).saturating_sub(host.waited()) >= cpu
+            });
+            if now >= deadline || over_cpu || host.cancelled() {
                 Ok(wasmtime::UpdateDeadline::Interrupt)
             } else {
                 Ok(wasmtime::UpdateDeadline::Continue(1))
             }
         });
-        let run = loaded
-            .pre
-            .instantiate(&mut store)
-            .and_then(|plugin| f(&plugin, &mut store));
+        let run = f(&mut store);
         if run.is_ok() && store.data().host.cut_short.load(Ordering::Relaxed) {
             // It waited past its deadline (the wait was cut): whatever it
             // answered after that is late.
@@ -517,6 +557,7 @@ fn classify(e: wasmtime::Error, limits: &PluginLimits) -> PluginError {
 }
 
 /// A plugin compiled and linked, ready to instantiate per call.
-pub struct Loaded {
-    pre: ProviderPluginPre<CallState>,
+pub enum Loaded {
+    Provider(ProviderPluginPre<CallState>),
+    Workflow(crate::workflows::bindings::WorkflowPluginPre<CallState>),
 }

@@ -82,6 +82,10 @@ pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
         deadline: Instant,
     ) -> Result<Vec<String>, WitError>;
     fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError>;
+    /// The page's design tokens from its computed styles (JSON text; see
+    /// `design.tokens` in wit/v0.2.0).
+    fn design_tokens(&self, plugin: &str, page: &str, deadline: Instant)
+    -> Result<String, WitError>;
     fn close(&self, plugin: &str, page: &str, deadline: Instant);
     /// A call of `plugin` that may use the browser starts.
     fn call_started(&self, plugin: &str);
@@ -134,7 +138,7 @@ impl PluginCache {
 }
 
 pub struct HostState {
-    access: Access,
+    pub(crate) access: Access,
     /// When the call must end; outbound requests get at most what is left.
     deadline: Instant,
     /// Pages this call opened and has not closed: the only ones it may
@@ -146,6 +150,11 @@ pub struct HostState {
     /// time even if the epoch ticker (a thread) had not caught up yet.
     pub cut_short: Arc<std::sync::atomic::AtomicBool>,
     pub logs: Vec<(String, String)>,
+    /// Time this call spent blocked in host imports (pages, HTTP, the
+    /// provider runtime): not charged to a workflow's CPU budget.
+    waited: Duration,
+    /// The workflow run this call is (None for provider calls).
+    pub run: Option<Arc<crate::workflows::RunCx>>,
 }
 
 impl HostState {
@@ -161,7 +170,37 @@ impl HostState {
             browsing,
             cut_short: Arc::default(),
             logs: Vec::new(),
+            waited: Duration::ZERO,
+            run: None,
         }
+    }
+
+    /// The same state for a call of workflow run `run`.
+    pub fn for_run(mut self, run: Arc<crate::workflows::RunCx>) -> Self {
+        self.run = Some(run);
+        self
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Time spent blocked in host imports so far.
+    pub fn waited(&self) -> Duration {
+        self.waited
+    }
+
+    /// The run this call belongs to was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.cancelled())
+    }
+
+    /// Runs a blocking host import, counting its time as waited.
+    pub fn timed<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let started = Instant::now();
+        let out = f(self);
+        self.waited += started.elapsed();
+        out
     }
 }
 
@@ -229,6 +268,44 @@ const PAGES_PER_CALL: usize = 8;
 
 impl browser::Host for HostState {
     fn open(&mut self, url: String) -> Result<String, WitError> {
+        self.timed(|s| s.open_page(url))
+    }
+
+    fn snapshot(&mut self, page: String) -> Result<String, WitError> {
+        self.timed(|s| {
+            let bridge = s.page(&page)?;
+            bridge.snapshot(&s.access.plugin, &s.access.grants, &page, s.deadline)
+        })
+    }
+
+    fn text(&mut self, page: String) -> Result<String, WitError> {
+        self.timed(|s| {
+            let bridge = s.page(&page)?;
+            bridge.text(&s.access.plugin, &page, s.deadline)
+        })
+    }
+
+    fn extract(&mut self, page: String, selector: String) -> Result<Vec<String>, WitError> {
+        self.timed(|s| {
+            let bridge = s.page(&page)?;
+            bridge.extract(&s.access.plugin, &page, &selector, s.deadline)
+        })
+    }
+
+    fn screenshot(&mut self, page: String) -> Result<Vec<u8>, WitError> {
+        self.timed(|s| {
+            let bridge = s.page(&page)?;
+            bridge.screenshot(&s.access.plugin, &page, s.deadline)
+        })
+    }
+
+    fn close(&mut self, page: String) {
+        self.timed(|s| s.close_page(&page))
+    }
+}
+
+impl HostState {
+    fn open_page(&mut self, url: String) -> Result<String, WitError> {
         let bridge = self.bridge()?;
         let url =
             url::Url::parse(&url).map_err(|e| WitError::InvalidInput(format!("bad URL: {e}")))?;
@@ -249,48 +326,21 @@ impl browser::Host for HostState {
         Ok(page)
     }
 
-    fn snapshot(&mut self, page: String) -> Result<String, WitError> {
-        let bridge = self.page(&page)?;
-        bridge.snapshot(
-            &self.access.plugin,
-            &self.access.grants,
-            &page,
-            self.deadline,
-        )
-    }
-
-    fn text(&mut self, page: String) -> Result<String, WitError> {
-        let bridge = self.page(&page)?;
-        bridge.text(&self.access.plugin, &page, self.deadline)
-    }
-
-    fn extract(&mut self, page: String, selector: String) -> Result<Vec<String>, WitError> {
-        let bridge = self.page(&page)?;
-        bridge.extract(&self.access.plugin, &page, &selector, self.deadline)
-    }
-
-    fn screenshot(&mut self, page: String) -> Result<Vec<u8>, WitError> {
-        let bridge = self.page(&page)?;
-        bridge.screenshot(&self.access.plugin, &page, self.deadline)
-    }
-
-    fn close(&mut self, page: String) {
+    fn close_page(&mut self, page: &str) {
         // Only a page this call opened: another call's pages are its own.
-        let Some(at) = self.pages.iter().position(|p| *p == page) else {
+        let Some(at) = self.pages.iter().position(|p| p == page) else {
             return;
         };
         self.pages.remove(at);
         if let Ok(bridge) = self.bridge() {
-            bridge.close(&self.access.plugin, &page, self.deadline);
+            bridge.close(&self.access.plugin, page, self.deadline);
         }
     }
-}
 
-impl HostState {
     /// The browser, for reading `page`: a page this call opened, and where
     /// it is now must still be a host the plugin may reach (a page can
     /// navigate itself elsewhere).
-    fn page(&self, page: &str) -> Result<Arc<dyn BrowserBridge>, WitError> {
+    pub fn page(&self, page: &str) -> Result<Arc<dyn BrowserBridge>, WitError> {
         let bridge = self.bridge()?;
         if !self.pages.iter().any(|p| p == page) {
             return Err(WitError::NotFound(format!(
@@ -332,6 +382,13 @@ impl HostState {
 
 impl http::Host for HostState {
     fn fetch(&mut self, req: http::Request) -> Result<http::Response, WitError> {
+        self.timed(|s| s.http_fetch(req))
+    }
+}
+
+impl HostState {
+    /// Plugin HTTP: grant checked on every hop, pinned addresses, caps.
+    pub fn http_fetch(&mut self, req: http::Request) -> Result<http::Response, WitError> {
         let mut url = url::Url::parse(&req.url)
             .map_err(|e| WitError::InvalidInput(format!("bad URL: {e}")))?;
         let mut method = req.method.to_ascii_uppercase();

@@ -8,7 +8,17 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The WIT versions this host implements.
-pub const SUPPORTED_WIT: &[&str] = &["0.1.0"];
+pub const SUPPORTED_WIT: &[&str] = &["0.1.0", "0.2.0"];
+
+/// The WIT version each kind's world is in: providers and adapters in
+/// 0.1.0, workflows in 0.2.0 (0.1.0's workflow world had no progress,
+/// partial searches, downloads or design tokens, and no plugin used it).
+pub fn wit_for(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Workflow => "0.2.0",
+        Kind::Provider | Kind::Adapter => "0.1.0",
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -140,6 +150,17 @@ impl Manifest {
             return bad(
                 "wit",
                 &format!("this webrig implements {}", SUPPORTED_WIT.join(", ")),
+            );
+        }
+        if m.wit != wit_for(m.kind) {
+            return bad(
+                "wit",
+                &format!(
+                    "{:?} plugins implement WIT {} (world {}-plugin)",
+                    m.kind,
+                    wit_for(m.kind),
+                    format!("{:?}", m.kind).to_lowercase()
+                ),
             );
         }
         let comp = Path::new(&m.component);

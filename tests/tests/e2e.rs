@@ -16,6 +16,7 @@ mod e2e {
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;
+    pub mod workflows;
 }
 
 use std::sync::OnceLock;

@@ -347,7 +347,7 @@ const FIRST_PARTY: [&str; 4] = ["web", "community", "shopping", "social"];
 
 /// config.toml pointing the first-party providers at the fixture web;
 /// `dead` names providers whose endpoints point at a closed port.
-fn provider_config(dead: &[&str]) -> String {
+pub fn provider_config(dead: &[&str]) -> String {
     let base = web().url("providers");
     let closed = "http://127.0.0.1:9";
     let at = |id: &str| {
@@ -381,7 +381,7 @@ pub fn with_providers(dead: &[&str]) -> Daemon {
 }
 
 /// Installs first-party provider `dir` with `--grant`; it must succeed.
-fn install_first_party(d: &Daemon, dir: &str) {
+pub fn install_first_party(d: &Daemon, dir: &str) {
     let r = d.cmd(
         "default",
         "plugin_install",

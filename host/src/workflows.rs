@@ -36,7 +36,7 @@ use crate::providers::{Probe, Providers};
 use params::Param;
 
 /// What a workflow says it is and takes (`describe`), checked at load.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct WorkflowInfo {
     pub id: String,
     pub name: String,

@@ -276,13 +276,13 @@ pub struct WorkflowsList {
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct WorkflowView {
-    pub id: String,
     pub version: String,
     /// Ready to run; else `error` says why.
     pub ready: bool,
     pub error: Option<String>,
+    /// What it declares (empty when it did not load).
     #[serde(flatten)]
-    pub info: Option<WorkflowInfo>,
+    pub info: WorkflowInfo,
 }
 
 impl Command for WorkflowsList {
@@ -308,15 +308,17 @@ impl Command for WorkflowsList {
                     p.workflow.is_none().then(|| "it did not describe itself".to_string())
                 });
                 WorkflowView {
-                    id: p.id().to_string(),
                     version: p.installed.manifest.version.clone(),
                     ready: error.is_none(),
                     error,
-                    info: p.workflow.clone(),
+                    info: p.workflow.clone().unwrap_or_else(|| WorkflowInfo {
+                        id: p.id().to_string(),
+                        ..WorkflowInfo::default()
+                    }),
                 }
             })
             .collect();
-        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out.sort_by(|a, b| a.info.id.cmp(&b.info.id));
         Ok(out)
     }
 
@@ -330,10 +332,11 @@ impl Command for WorkflowsList {
 
 /// A workflow's usage: what it does and each parameter.
 pub fn help_text(w: &WorkflowView) -> String {
-    let Some(info) = &w.info else {
-        return format!("{} {} — not ready: {}", w.id, w.version, w.error.as_deref().unwrap_or("?"));
-    };
-    let mut s = format!("{} {} — {}\n  webrig run workflow {}", w.id, w.version, info.description, w.id);
+    let info = &w.info;
+    if info.name.is_empty() {
+        return format!("{} {} — not ready: {}", w.info.id, w.version, w.error.as_deref().unwrap_or("?"));
+    }
+    let mut s = format!("{} {} — {}\n  webrig run workflow {}", info.id, w.version, info.description, info.id);
     for p in &info.params {
         let flag = format!("--{}", p.name.replace('_', "-"));
         if p.required {

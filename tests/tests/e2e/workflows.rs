@@ -123,3 +123,64 @@ fn hello_workflow_runs_into_an_owner_only_bundle_with_a_manifest_and_meta() {
     let links = std::fs::read_to_string(bundle.join("links.md")).expect("links");
     assert!(links.contains("](http"), "{links}");
 }
+
+#[test]
+fn the_cli_streams_progress_to_stderr_and_prints_only_the_result() {
+    let d = small_daemon(&[], &["hello-workflow"]);
+    let out = d.cli(&["run", "workflow", "hello-workflow", "--topic", "webassembly"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("search"), "progress on stderr: {stderr}");
+    assert!(stderr.contains("provider web"), "provider lines: {stderr}");
+    assert!(!stdout.contains("provider web"), "stdout: {stdout}");
+    let last = stdout.trim_end().lines().last().unwrap_or_default();
+    assert!(last.starts_with("→ ") && last.ends_with("links.md"), "{stdout}");
+    assert!(stdout.lines().count() <= 10, "{stdout}");
+
+    // Each format; parameters may come before or after the runner's options.
+    let md = d.cli(&["run", "workflow", "hello-workflow", "--format", "md", "--topic", "wasm"]);
+    assert!(String::from_utf8_lossy(&md.stdout).starts_with("# wasm"), "{md:?}");
+    let path = d.cli(&["run", "workflow", "hello-workflow", "--topic", "wasm", "--format", "path"]);
+    let text = String::from_utf8_lossy(&path.stdout);
+    let dir = PathBuf::from(text.lines().next().unwrap_or_default());
+    assert!(dir.join("bundle-manifest.json").is_file(), "{text}");
+    let ctx = d.cli(&["run", "workflow", "hello-workflow", "--topic", "wasm", "--format=context"]);
+    let v: Value = serde_json::from_slice(&ctx.stdout).expect("context is JSON");
+    assert_eq!(v["context"]["topic"], "wasm", "{v}");
+
+    // The workflow's own help, from what it declares.
+    let help = d.cli(&["run", "workflow", "hello-workflow", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("--topic") && text.contains("--limit"), "{text}");
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_runs() {
+    let d = small_daemon(&[], &["hello-workflow"]);
+    let e = run(&d, "nope", json!({}));
+    assert_eq!(e["error"]["code"], "not_found", "{e}");
+    assert!(e["error"]["hint"].as_str().unwrap_or_default().contains("hello-workflow"), "{e}");
+    for (params, named) in [
+        (json!({}), "--topic"),
+        (json!({"topic": "x", "colour": "red"}), "--colour"),
+        (json!({"topic": "x", "limit": "many"}), "--limit"),
+        (json!({"topic": ["a", "b"]}), "--topic"),
+    ] {
+        let e = run(&d, "hello-workflow", json!({ "params": params }));
+        assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
+        assert!(e["error"]["message"].as_str().unwrap_or_default().contains(named), "{e}");
+    }
+    for bad in [json!({"ttl_hours": 169}), json!({"now": "yesterday"}), json!({"input": "[1]"})] {
+        let mut args = bad.clone();
+        args["params"] = json!({"topic": "x"});
+        let e = run(&d, "hello-workflow", args);
+        assert_eq!(e["error"]["code"], "invalid_argument", "{bad}: {e}");
+    }
+    // Nothing was left behind by the refused runs (bundles are made after
+    // the parameters pass; a bad TTL makes none).
+    let listed = d.ok("default", "artifacts_list", json!({}));
+    assert_eq!(listed, json!([]), "{listed}");
+}

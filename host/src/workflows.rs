@@ -385,15 +385,19 @@ pub async fn run(
     let _cancel_on_drop = CancelOnDrop(run.clone());
     let host = providers.host().clone();
     let input = Value::Object(input).to_string();
+    // The run and its bookkeeping (meta.json, the final manifest) happen
+    // on the blocking thread, so they finish even when this future is
+    // dropped.
     let job = {
         let run = run.clone();
         let plugin = plugin.clone();
-        tokio::task::spawn_blocking(move || execute(host.runtime(), &plugin, &run, &input))
+        tokio::task::spawn_blocking(move || {
+            let outcome = execute(host.runtime(), &plugin, &run, &input);
+            finish(&run, &plugin, outcome)
+        })
     };
-    let outcome = job
-        .await
-        .map_err(|e| ApiError::internal(format!("the run did not finish: {e}")))?;
-    finish(&run, &plugin, outcome)
+    job.await
+        .map_err(|e| ApiError::internal(format!("the run did not finish: {e}")))?
 }
 
 struct CancelOnDrop(Arc<RunCx>);
@@ -446,6 +450,11 @@ fn finish(run: &Arc<RunCx>, plugin: &Plugin, (outcome, waited): Outcome) -> Resu
     let elapsed = run.started.elapsed();
     let limits = &plugin.installed.manifest.limits;
     let answer: Result<Value, ApiError> = match outcome {
+        // A cancelled run is cancelled whatever the guest made of it.
+        _ if run.cancelled() => Err(ApiError::new(
+            ErrorCode::Timeout,
+            format!("workflow {name} was cancelled"),
+        )),
         Ok(Ok(text)) => match serde_json::from_str::<Value>(&text) {
             Ok(v @ Value::Object(_)) => Ok(v),
             _ => Err(ApiError::new(
@@ -454,10 +463,6 @@ fn finish(run: &Arc<RunCx>, plugin: &Plugin, (outcome, waited): Outcome) -> Resu
             )),
         },
         Ok(Err(e)) => Err(guest_error(name, e)),
-        Err(_) if run.cancelled() => Err(ApiError::new(
-            ErrorCode::Timeout,
-            format!("workflow {name} was cancelled"),
-        )),
         Err(PluginError::Deadline(_)) if Instant::now() >= run.deadline => Err(ApiError::timeout(
             format!("workflow {name} passed the run's {} ms deadline", (run.deadline - run.started).as_millis()),
         ).with_hint("raise it with --timeout-ms")),

@@ -7,8 +7,9 @@
 //! search engines do). So a results page can point at article pages of the
 //! same fixture web whatever port it got.
 //!
-//! `/slow/<path>?ms=N` answers `<path>` after N ms (a provider that times
-//! out) and `/status/<code>/<path>` answers `<code>` (one that fails).
+//! `/slow/<path>?ms=N` and `/delay/<N>/<path>` answer `<path>` after N ms (a
+//! provider that times out) and `/status/<code>/<path>` answers `<code>`
+//! (one that fails).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -70,6 +71,7 @@ fn app(root: PathBuf) -> Router {
         .route("/status/{code}", get(status))
         .route("/status/{code}/{*rest}", get(status_rest))
         .route("/slow/{*path}", get(slow_file))
+        .route("/delay/{ms}/{*path}", get(delay_file))
         .route("/redirect", get(redirect))
         .route("/", get(index))
         .route("/{*path}", get(file))
@@ -127,6 +129,17 @@ async fn slow_file(
 ) -> Response {
     let ms = q.ms.unwrap_or(1000).min(60_000);
     tokio::time::sleep(Duration::from_millis(ms)).await;
+    serve(root, path, &headers).await
+}
+
+/// `/delay/<ms>/<path>`: `<path>` after `<ms>` milliseconds (for base URLs
+/// that get a path appended, where a query cannot carry the delay).
+async fn delay_file(
+    State(root): State<PathBuf>,
+    AxPath((ms, path)): AxPath<(u64, String)>,
+    headers: HeaderMap,
+) -> Response {
+    tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
     serve(root, path, &headers).await
 }
 

@@ -184,3 +184,132 @@ fn bad_input_is_refused_before_anything_runs() {
     let listed = d.ok("default", "artifacts_list", json!({}));
     assert_eq!(listed, json!([]), "{listed}");
 }
+
+/// The test guest (plugins/tests/workflow-guest), installed.
+fn with_guest(swap: &[(&str, String)]) -> Daemon {
+    let d = Daemon::start_with_config(&small_config(swap)).expect("daemon");
+    install_first_party(&d, "web");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path("workflow_guest"),
+            "manifest": plugins_root().join("tests/workflow-guest/plugin.toml"),
+            "grant": true,
+        }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    d
+}
+
+fn slow_web(ms: u64) -> (&'static str, String) {
+    let base = web().url(&format!("delay/{ms}/small"));
+    ("web", format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n"))
+}
+
+/// The only bundle under the daemon's artifacts folder.
+fn only_bundle(d: &Daemon) -> PathBuf {
+    let listed = d.ok("default", "artifacts_list", json!({}));
+    let runs = listed.as_array().expect("list");
+    assert_eq!(runs.len(), 1, "{listed}");
+    PathBuf::from(runs[0]["path"].as_str().expect("path"))
+}
+
+#[test]
+fn a_spinning_guest_ends_at_its_cpu_budget_and_a_trap_leaves_an_incomplete_bundle() {
+    let d = with_guest(&[]);
+    let started = std::time::Instant::now();
+    let e = run(&d, "workflow-guest", json!({"params": {"mode": "loop"}}));
+    assert_eq!(e["error"]["code"], "plugin_failed", "{e}");
+    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("CPU budget"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    let bundle = only_bundle(&d);
+    assert_eq!(read_json(&bundle.join("bundle-manifest.json"))["complete"], false);
+    let meta = read_json(&bundle.join("meta.json"));
+    assert_eq!(meta["error"]["code"], "plugin_failed", "{meta}");
+    assert!(e["error"]["hint"].as_str().unwrap_or_default().contains(&*bundle.to_string_lossy()), "{e}");
+
+    let e = run(&d, "workflow-guest", json!({"params": {"mode": "trap"}}));
+    assert_eq!(e["error"]["code"], "plugin_failed", "{e}");
+    let runs = d.ok("default", "artifacts_list", json!({}));
+    assert!(runs.as_array().expect("runs").iter().all(|r| r["complete"] == false), "{runs}");
+    // The daemon serves on, and cleanup takes the incomplete runs.
+    let cleaned = d.ok("default", "artifacts_cleanup", json!({}));
+    assert_eq!(cleaned["removed"].as_array().map(Vec::len), Some(2), "{cleaned}");
+}
+
+#[test]
+fn time_waiting_on_providers_is_not_guest_cpu_but_counts_against_the_deadline() {
+    // Three searches of 400 ms each: 1.2 s in host calls against a 300 ms
+    // CPU budget, and the run completes.
+    let d = with_guest(&[slow_web(400)]);
+    let r = run(&d, "workflow-guest", json!({"params": {"mode": "search", "rounds": 3}}));
+    assert_eq!(r["ok"], true, "{r}");
+    let meta = read_json(&PathBuf::from(r["result"]["bundle"].as_str().expect("b")).join("meta.json"));
+    assert!(meta["waited_ms"].as_u64() >= Some(1100), "{meta}");
+    assert!(meta["guest_ms"].as_u64() < Some(300), "{meta}");
+
+    // The same run with a 1 s deadline ends at the deadline, incomplete.
+    let started = std::time::Instant::now();
+    let e = run(
+        &d,
+        "workflow-guest",
+        json!({"params": {"mode": "search", "rounds": 3}, "timeout_ms": 1000}),
+    );
+    assert_eq!(e["error"]["code"], "timeout", "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(4), "{:?}", started.elapsed());
+}
+
+#[test]
+fn ctrl_c_cancels_the_run_in_the_daemon_and_marks_the_bundle_incomplete() {
+    let d = with_guest(&[slow_web(3000)]);
+    let mut child = std::process::Command::new(webrig_tests::webrig_bin())
+        .args(["run", "workflow", "workflow-guest", "--mode", "search", "--rounds", "5"])
+        .env("WEBRIG_HOME", d.home())
+        .env("WEBRIG_PORT", d.port().to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("cli");
+    // Wait until the run is under way (its bundle exists), then interrupt.
+    let arts = d.home().join("artifacts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::fs::read_dir(&arts).map_or(true, |mut r| r.next().is_none()) {
+        assert!(std::time::Instant::now() < deadline, "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    // The daemon notices within its 2 s keep-alive and ends the run well
+    // before the 15 s its searches would take.
+    let bundle = only_bundle(&d);
+    let meta_path = bundle.join("meta.json");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    while !meta_path.exists() {
+        assert!(std::time::Instant::now() < until, "the run was not cancelled");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let manifest = read_json(&bundle.join("bundle-manifest.json"));
+    assert_eq!(manifest["complete"], false, "{manifest}");
+    let meta = read_json(&meta_path);
+    assert!(meta["error"]["message"].as_str().unwrap_or_default().contains("cancelled"), "{meta}");
+}
+
+#[test]
+fn bundle_names_are_confined_and_the_browser_needs_its_grant() {
+    let d = with_guest(&[]);
+    let r = run(&d, "workflow-guest", json!({"params": {"mode": "escape"}}));
+    assert_eq!(r["ok"], true, "{r}");
+    let refused = r["result"]["context"].as_array().expect("refused").len();
+    assert_eq!(refused, 5, "all but link/x.txt (no link exists, a plain folder is made): {r}");
+    assert!(!Path::new("/tmp/escape.txt").exists());
+    let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("b"));
+    assert!(!bundle.parent().expect("p").join("escape.txt").exists());
+
+    let e = run(&d, "workflow-guest", json!({"params": {"mode": "browse", "url": web().url("index.html")}}));
+    assert_eq!(e["error"]["code"], "forbidden", "{e}");
+    let e = run(&d, "workflow-guest", json!({"params": {"mode": "download", "url": web().url("index.html")}}));
+    assert_eq!(e["error"]["code"], "forbidden", "{e}");
+}

@@ -132,7 +132,14 @@ impl Command for MacroRun {
 
     async fn run(self, cx: Cx) -> Result<RunOutcome, ApiError> {
         let providers = cx.state().providers().await?;
-        crate::macros::execute(cx.state().macros(), providers, &self.expr, cx.deadline()).await
+        crate::macros::execute(
+            cx.state().macros(),
+            cx.state().home(),
+            providers,
+            &self.expr,
+            cx.deadline(),
+        )
+        .await
     }
 
     fn human(out: &RunOutcome) -> String {

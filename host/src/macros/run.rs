@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Action, Macros, Planned};
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::providers::{Failure, FailureCode, Providers};
 
 /// Most pages one `from_previous` fetch takes.
@@ -47,6 +47,7 @@ pub struct StepMeta {
 /// Runs `expr` until `deadline`.
 pub async fn execute(
     macros: &Macros,
+    home: &crate::config::Home,
     providers: Arc<Providers>,
     expr: &str,
     deadline: tokio::time::Instant,
@@ -65,19 +66,13 @@ pub async fn execute(
             rhai::serde::to_dynamic(&previous).map_err(|e| ApiError::internal(e.to_string()))?
         };
         let planned = macros.resolve_step(i, step, &mut this, deadline.into_std())?;
-        if let Some(p) = planned.iter().find(|p| p.action.source == "workflow") {
-            return Err(ApiError::new(
-                ErrorCode::Unsupported,
-                format!(
-                    "@{} starts the workflow {:?}, and workflows cannot run yet",
-                    step.name, p.action.operation
-                ),
-            )
-            .with_hint("webrig macro resolve shows the plan it would run"));
-        }
         let mut results = Vec::new();
         let before = failures.len();
         for p in &planned {
+            if p.action.source == "workflow" {
+                results.push(run_workflow(home, &providers, p, deadline).await?);
+                continue;
+            }
             let (mut got, mut failed) = act(&providers, p, &previous, deadline).await?;
             results.append(&mut got);
             failures.append(&mut failed);
@@ -101,6 +96,51 @@ pub async fn execute(
             provenance,
         },
     })
+}
+
+/// A planned workflow run, with the macro's input as its parameters (nulls
+/// dropped: an argument the caller left out takes the workflow's default).
+/// Its result is the run's (bundle, summary, context).
+async fn run_workflow(
+    home: &crate::config::Home,
+    providers: &Arc<Providers>,
+    planned: &Planned,
+    deadline: tokio::time::Instant,
+) -> Result<Value, ApiError> {
+    let name = &planned.action.operation;
+    let plugin = crate::workflows::find(&providers.host().all(), name)?;
+    let given = planned
+        .action
+        .input
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let finished = crate::workflows::run(
+        home,
+        providers.clone(),
+        plugin,
+        crate::workflows::RunRequest {
+            given,
+            out: None,
+            ttl_hours: crate::workflows::bundle::TTL_DEFAULT_HOURS,
+            now: None,
+            events: None,
+            deadline: deadline.into_std(),
+        },
+    )
+    .await?;
+    let mut v = serde_json::to_value(finished).map_err(|e| ApiError::internal(e.to_string()))?;
+    v["provenance"] = json!({
+        "macro": planned.provenance.macro_name,
+        "pack": planned.provenance.pack,
+        "workflow": name,
+    });
+    Ok(v)
 }
 
 /// One planned action through the runtime: its results and failures.

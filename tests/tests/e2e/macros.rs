@@ -136,7 +136,7 @@ fn run_returns_results_with_provenance_through_the_runtime() {
 }
 
 #[test]
-fn a_failing_provider_is_a_failure_entry_and_workflows_are_unsupported_for_now() {
+fn a_failing_provider_is_a_failure_entry_and_a_missing_workflow_is_not_found() {
     let d = with_providers(&["community"]);
     let out = d.ok(
         "default",
@@ -152,7 +152,7 @@ fn a_failing_provider_is_a_failure_entry_and_workflows_are_unsupported_for_now()
         "default",
         "macro_run",
         json!({ "expr": "@research.topic(wasm)" }),
-        "unsupported",
+        "not_found",
     );
     d.err(
         "default",

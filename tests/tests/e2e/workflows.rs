@@ -313,3 +313,87 @@ fn bundle_names_are_confined_and_the_browser_needs_its_grant() {
     let e = run(&d, "workflow-guest", json!({"params": {"mode": "download", "url": web().url("index.html")}}));
     assert_eq!(e["error"]["code"], "forbidden", "{e}");
 }
+
+/// Installs first-party workflow `id` from a copy of its manifest that
+/// also names the fixture web's host:port (a loopback host only an exact
+/// rule opens, as a user testing against a local site would write).
+fn install_for_fixture(d: &Daemon, id: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(workflow_dir(id).join("plugin.toml")).expect("manifest");
+    let local = format!("127.0.0.1:{}", web().port());
+    let text = text.replace("http = [\"*\"]", &format!("http = [\"*\", \"{local}\"]"));
+    assert!(text.contains(&local), "{id} asks for http = [\"*\"]");
+    let manifest = dir.path().join("plugin.toml");
+    std::fs::write(&manifest, text).expect("write");
+    let wasm = format!("webrig_workflow_{}", id.replace('-', "_"));
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path(&wasm), "manifest": manifest, "grant": true }),
+    );
+    assert_eq!(r["ok"], true, "{id}: {r}");
+    dir
+}
+
+/// Opens a bundle's report.html in the shared browser: it renders, has
+/// content, and every image in it loaded.
+fn check_report_renders(report: &Path, min_images: usize, min_svgs: u64) {
+    let d = crate::daemon();
+    let s = crate::SessionGuard::new(d, &format!("report-{}", std::process::id()));
+    let url = format!("file://{}", report.display());
+    s.ok("goto", json!({ "url": url }));
+    let v = s.ok(
+        "eval",
+        json!({ "script": "({ text: document.body.innerText.length, imgs: [...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]), svgs: document.querySelectorAll('svg').length })" }),
+    );
+    let v = &v["value"];
+    assert!(v["text"].as_u64() > Some(200), "{report:?}: {v}");
+    let imgs = v["imgs"].as_array().expect("imgs");
+    assert!(imgs.len() >= min_images, "{report:?}: {v}");
+    assert!(v["svgs"].as_u64() >= Some(min_svgs), "{report:?}: {v}");
+    for img in imgs {
+        assert_eq!(img[1], true, "{report:?}: image {} did not load", img[0]);
+    }
+}
+
+#[test]
+fn inspiredesign_reads_three_styles_ranks_them_against_the_brief_and_writes_a_visual_report() {
+    let d = small_daemon(&[], &[]);
+    let _manifest = install_for_fixture(&d, "inspiredesign");
+    let urls: Vec<String> = ["brutal", "calm", "neon"]
+        .iter()
+        .map(|p| web().url(&format!("small/design/{p}.html")))
+        .collect();
+    let r = run(
+        &d,
+        "inspiredesign",
+        json!({"params": {"brief": "calm editorial serif with warm natural colours", "url": urls}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let refs = read_json(&bundle.join("references.json"));
+    let first = refs.as_array().and_then(|a| a.first()).cloned().unwrap_or(refs.clone());
+    assert!(first.to_string().contains("calm.html"), "calm ranks first: {refs}");
+    let tokens = read_json(&bundle.join("tokens.json")).to_string();
+    for colour in ["#2f5d3a", "#ffe600", "#ff2bd6"] {
+        assert!(tokens.contains(colour), "{colour} (one per reference) in tokens.json");
+    }
+    for n in 1..=3 {
+        let shot = bundle.join(format!("screenshots/ref-{n}.png"));
+        let bytes = std::fs::read(&shot).expect("screenshot");
+        assert_eq!(&bytes[1..4], b"PNG", "{shot:?}");
+    }
+    assert!(std::fs::read_to_string(bundle.join("design-brief.md")).expect("md").contains("calm"));
+    check_report_renders(&bundle.join("report.html"), 3, 0);
+
+    // One reference the workflow may not open: a failure named, the run goes on.
+    let r = run(
+        &d,
+        "inspiredesign",
+        json!({"params": {"brief": "neon", "url": [urls[2].clone(), "http://10.255.255.1/x.html"]}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let failures = r["result"]["failures"].to_string();
+    assert!(failures.contains("10.255.255.1"), "{failures}");
+}

@@ -99,9 +99,57 @@ pub fn run() -> Result<(), String> {
     for (what, args) in steps {
         step_out(&rig, what, &args)?;
     }
+    workflows(&rig)?;
     println!("\nscreenshot: {}", shot.display());
     Ok(())
 }
+
+/// The workflows on the fixture web's small internet: research, shopping
+/// and inspiredesign, each into a bundle of files.
+fn workflows(rig: &Rig) -> Result<(), String> {
+    setup::step("installing the first-party workflows; providers on the small internet");
+    rig.use_small_web()?;
+    for id in ["research", "shopping", "inspiredesign"] {
+        rig.install_workflow(id)?;
+    }
+    let design: Vec<String> = ["calm", "brutal", "neon"]
+        .iter()
+        .map(|p| rig.url(&format!("small/design/{p}.html")))
+        .collect();
+    let steps: Vec<(&str, Vec<&str>)> = vec![
+        ("the installed workflows and what they take", vec!["workflows"]),
+        (
+            "research a topic: search, read, date, dedupe, rank, cite",
+            vec![
+                "run", "workflow", "research", "--topic", RESEARCH_TOPIC, "--sources", "all",
+                "--now", DEMO_NOW,
+            ],
+        ),
+        (
+            "compare offers across three stores within a budget",
+            vec!["run", "workflow", "shopping", "--query", SHOPPING_QUERY, "--budget", "150"],
+        ),
+        (
+            "read three reference sites' design tokens against a brief",
+            vec![
+                "run", "workflow", "inspiredesign",
+                "--brief", "calm editorial serif with warm natural colours",
+                "--url", &design[0], "--url", &design[1], "--url", &design[2],
+            ],
+        ),
+        ("the bundles, kept 72 h", vec!["artifacts", "list"]),
+    ];
+    for (what, args) in steps {
+        step_out(rig, what, &args)?;
+    }
+    Ok(())
+}
+
+/// What the small internet's news and stores answer (any query works; these
+/// read naturally), and the reference time the news fixture is dated against.
+const RESEARCH_TOPIC: &str = "webassembly sandboxing";
+const SHOPPING_QUERY: &str = "trail running shoes";
+const DEMO_NOW: &str = "2026-12-01T12:00:00Z";
 
 fn step_out(rig: &Rig, what: &str, args: &[&str]) -> Result<(), String> {
     println!(

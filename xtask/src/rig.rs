@@ -129,6 +129,52 @@ impl Rig {
     }
 }
 
+impl Rig {
+    /// Points the providers at the fixture web's "small internet" (news,
+    /// stores); the daemon applies config.toml on the next provider command.
+    pub fn use_small_web(&self) -> Result<(), String> {
+        let base = self.url("small");
+        let config = format!(
+            "[plugins.web]\nbase_url = \"{base}/news/ddg\"\n\
+             [plugins.community]\nhn_url = \"{base}/news/hn\"\nreddit_url = \"{base}/news/reddit\"\n\
+             [plugins.shopping]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
+             [plugins.social]\nbase_url = \"{base}/news/mastodon\"\n"
+        );
+        std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())
+    }
+
+    /// Installs first-party workflow `id` (plugins/workflows/<id>). One
+    /// that reaches any host (`http = ["*"]`) also gets the fixture web's
+    /// loopback host:port, which only an exact rule opens.
+    pub fn install_workflow(&self, id: &str) -> Result<(), String> {
+        let plugins = super::setup::root().join("plugins");
+        let wasm = plugins
+            .join("target/wasm32-wasip2/release")
+            .join(format!("webrig_workflow_{}.wasm", id.replace('-', "_")));
+        let text = std::fs::read_to_string(plugins.join("workflows").join(id).join("plugin.toml"))
+            .map_err(|e| e.to_string())?;
+        let local = self
+            .base
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let text = text.replace("http = [\"*\"]", &format!("http = [\"*\", \"{local}\"]"));
+        let manifest = self.home.join(format!("{id}.plugin.toml"));
+        std::fs::write(&manifest, text).map_err(|e| e.to_string())?;
+        self.run_ok(&[
+            "plugin",
+            "install",
+            &wasm.display().to_string(),
+            "--manifest",
+            &manifest.display().to_string(),
+            "--grant",
+        ])
+        .map(drop)
+    }
+}
+
 impl Drop for Rig {
     fn drop(&mut self) {
         let _ = self.command(&["daemon", "stop"]).output();

@@ -457,18 +457,13 @@ impl Providers {
         // goes to a plugin that may not reach its host and port.
         let named = all.iter().find(|p| p.access.grants.names_host(host, port));
         // Several providers may be configured on one endpoint (a test site,
-        // a local mirror): the general-purpose `web` reader first.
+        // a local mirror): the one whose configured URL shares the most
+        // leading path segments with this one, then the general-purpose
+        // `web` reader.
         let configured = || {
-            let mut on_it = all
-                .iter()
-                .filter(|p| p.access.grants.configured_for(host, port));
-            let first = on_it.next()?;
-            Some(
-                std::iter::once(first)
-                    .chain(on_it)
-                    .find(|p| p.source() == "web")
-                    .unwrap_or(first),
-            )
+            all.iter()
+                .filter(|p| p.access.grants.configured_for(host, port))
+                .max_by_key(|p| (path_affinity(p, url), p.source() == "web"))
         };
         let web_covers = || {
             all.iter()
@@ -703,6 +698,30 @@ impl Drop for ProbeGuard {
     fn drop(&mut self) {
         self.0.now.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
+}
+
+/// Leading path segments `url` shares with the closest endpoint `p` was
+/// configured with on the same host and port (its folder: a configured
+/// `…/shop/search.html` makes `…/shop/` its own).
+fn path_affinity(p: &Plugin, url: &url::Url) -> usize {
+    let target: Vec<&str> = url.path_segments().map(Iterator::collect).unwrap_or_default();
+    p.installed
+        .manifest
+        .capabilities
+        .http_from_config
+        .iter()
+        .filter_map(|key| p.access.settings.get(key))
+        .filter_map(|v| url::Url::parse(&v.replace("{query}", "q")).ok())
+        .filter(|c| c.host_str() == url.host_str() && c.port_or_known_default() == url.port_or_known_default())
+        .map(|c| {
+            let mut dir: Vec<&str> = c.path_segments().map(Iterator::collect).unwrap_or_default();
+            if dir.last().is_some_and(|l| l.contains('.') || l.is_empty()) {
+                dir.pop();
+            }
+            dir.iter().zip(&target).take_while(|(a, b)| a == b).count()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 fn internal(m: &str) -> Attempt {

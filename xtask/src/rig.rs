@@ -105,7 +105,7 @@ impl Rig {
         let config = format!(
             "[plugins.web]\nbase_url = \"{base}/ddg\"\n\
              [plugins.community]\nhn_url = \"{base}/hn\"\nreddit_url = \"{base}/reddit\"\n\
-             [plugins.shopping]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
+             [plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
              [plugins.social]\nbase_url = \"{base}/mastodon\"\n"
         );
         std::fs::create_dir_all(&self.home).map_err(|e| e.to_string())?;
@@ -137,7 +137,7 @@ impl Rig {
         let config = format!(
             "[plugins.web]\nbase_url = \"{base}/news/ddg\"\n\
              [plugins.community]\nhn_url = \"{base}/news/hn\"\nreddit_url = \"{base}/news/reddit\"\n\
-             [plugins.shopping]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
+             [plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
              [plugins.social]\nbase_url = \"{base}/news/mastodon\"\n"
         );
         std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())

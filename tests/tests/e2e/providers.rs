@@ -360,12 +360,12 @@ pub fn provider_config(dead: &[&str]) -> String {
     format!(
         "[plugins.web]\nbase_url = \"{}/ddg\"\n\
          [plugins.community]\nhn_url = \"{}/hn\"\nreddit_url = \"{}/reddit\"\n\
-         [plugins.shopping]\nsearch_url = \"{}/shop/search.html?q={{query}}\"\n\
+         [plugins.shop]\nsearch_url = \"{}/shop/search.html?q={{query}}\"\n\
          [plugins.social]\nbase_url = \"{}/mastodon\"\n",
         at("web"),
         at("community"),
         at("community"),
-        at("shopping"),
+        at("shop"),
         at("social"),
     )
 }
@@ -459,7 +459,7 @@ fn search_all_merges_four_real_formats_from_the_fixture_web() {
             .expect("community posts say when they were published");
         assert!(p.len() >= 20 && p.as_bytes()[10] == b'T', "RFC 3339: {p}");
     }
-    let shop = by_provider(&out, "shopping");
+    let shop = by_provider(&out, "shop");
     assert!(shop.len() >= 2, "{out}");
     assert!(
         shop.iter()
@@ -500,7 +500,7 @@ fn search_all_merges_four_real_formats_from_the_fixture_web() {
         "search",
         json!({ "query": "trail shoes", "source": "shopping" }),
     );
-    assert_eq!(only["meta"]["providers"], json!(["shopping"]));
+    assert_eq!(only["meta"]["providers"], json!(["shop"]));
 }
 
 #[test]
@@ -526,9 +526,9 @@ fn fetch_reads_an_article_and_a_product_page() {
     let product = d.ok(
         "default",
         "fetch",
-        json!({ "url": web().url("providers/shop/products/merino-socks.html"), "provider": "shopping" }),
+        json!({ "url": web().url("providers/shop/products/merino-socks.html"), "provider": "shop" }),
     );
-    assert_eq!(product["provider"], "shopping");
+    assert_eq!(product["provider"], "shop");
     assert!(product["metadata"]["price"].is_string(), "{product}");
     // A page that is not there is the provider's `not_found`, not a crash.
     let missing = d.cmd(
@@ -850,7 +850,7 @@ fn not_found_passes_through_without_retries_or_the_breaker() {
 
 #[test]
 fn a_search_where_every_provider_failed_exits_with_plugin_failed() {
-    let d = with_providers(&["web", "community", "shopping", "social"]);
+    let d = with_providers(&["web", "community", "shop", "social"]);
     let out = d.cli(&["search", "webrig", "--source", "all"]);
     assert_eq!(out.status.code(), Some(12), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -859,7 +859,7 @@ fn a_search_where_every_provider_failed_exits_with_plugin_failed() {
         "each failure is shown: {text}"
     );
     // One provider answering is a partial success: exit 0.
-    let d = with_providers(&["community", "shopping", "social"]);
+    let d = with_providers(&["community", "shop", "social"]);
     let out = d.cli(&["search", "webrig", "--source", "all"]);
     assert!(out.status.success(), "{out:?}");
 }
@@ -898,7 +898,7 @@ fn fetch_routes_by_host_and_port() {
         "fetch",
         json!({ "url": shop.url("providers/shop/products/merino-socks.html") }),
     );
-    assert_eq!(product["provider"], "shopping", "routed by port: {product}");
+    assert_eq!(product["provider"], "shop", "routed by port: {product}");
     let article = d.ok(
         "default",
         "fetch",

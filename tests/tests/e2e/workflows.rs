@@ -23,8 +23,8 @@ fn small_config(swap: &[(&str, String)]) -> String {
         ),
         ("social", format!("[plugins.social]\nbase_url = \"{base}/news/mastodon\"\n")),
         (
-            "shopping",
-            format!("[plugins.shopping]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n"),
+            "shop",
+            format!("[plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n"),
         ),
     ];
     for (id, text) in swap {
@@ -396,4 +396,81 @@ fn inspiredesign_reads_three_styles_ranks_them_against_the_brief_and_writes_a_vi
     assert_eq!(r["ok"], true, "{r}");
     let failures = r["result"]["failures"].to_string();
     assert!(failures.contains("10.255.255.1"), "{failures}");
+}
+
+fn files_of(out: &Value) -> Vec<String> {
+    out["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn shopping_compares_three_stores_within_budget_and_renders_its_report() {
+    let d = small_daemon(&[], &["shopping"]);
+    let r = run(
+        &d,
+        "shopping",
+        json!({"params": {"query": "trail running shoes", "budget": "150"}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    let files = files_of(out);
+    for f in ["deals.md", "offers.json", "comparison.csv", "report.html", "meta.json"] {
+        assert!(files.iter().any(|n| n == f), "{f} in {files:?}");
+    }
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let offers = read_json(&bundle.join("offers.json"));
+    let list = offers["offers"].as_array().or(offers.as_array()).expect("offers").clone();
+    assert!(list.len() >= 2, "{offers}");
+    for o in &list {
+        assert_eq!(o["currency"], "USD", "{o}");
+        assert!(o["total"].as_f64().unwrap_or(f64::MAX) <= 150.0, "{o}");
+        assert!(o["price"].as_f64() > Some(0.0), "{o}");
+    }
+    let csv = std::fs::read_to_string(bundle.join("comparison.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), list.len() + 1, "{csv}");
+    assert!(out["summary"].as_str().unwrap_or_default().lines().count() <= 10);
+    check_report_renders(&bundle.join("report.html"), 0, 1);
+
+    // A budget nothing fits: a clear error, and the bundle is not complete.
+    let e = run(&d, "shopping", json!({"params": {"query": "trail running shoes", "budget": "1"}}));
+    assert_eq!(e["error"]["code"], "not_found", "{e}");
+    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("budget"), "{e}");
+}
+
+#[test]
+fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
+    let d = small_daemon(&[], &[]);
+    let _m = install_for_fixture(&d, "product-video");
+    let url = web().url("small/shop/store-a/products/ridgeline-trail-runner-2.html");
+    let r = run(&d, "product-video", json!({"params": {"product_url": url}}));
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let files = files_of(out);
+    for f in ["product.json", "copy.md", "features.md", "storyboard.json"] {
+        assert!(files.iter().any(|n| n == f), "{f} in {files:?}");
+    }
+    let images: Vec<&String> = files.iter().filter(|f| f.starts_with("images/")).collect();
+    assert!(!images.is_empty(), "{files:?}");
+    for i in &images {
+        let bytes = std::fs::read(bundle.join(i)).expect("image");
+        assert_eq!(&bytes[1..4], b"PNG", "{i}");
+        assert_eq!(mode(&bundle.join(i)), 0o600);
+    }
+    let board = read_json(&bundle.join("storyboard.json"));
+    let shots = board["shots"].as_array().or(board.as_array()).expect("shots").clone();
+    let total: f64 = shots.iter().filter_map(|s| s["duration"].as_f64()).sum();
+    assert!((total - 30.0).abs() < 0.01, "{board}");
+    for s in &shots {
+        if let Some(img) = s["image"].as_str() {
+            assert!(images.iter().any(|i| *i == img), "{img} was downloaded");
+        }
+    }
+    // Both or neither of --product-url / --product-name: refused.
+    let e = run(&d, "product-video", json!({"params": {}}));
+    assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
 }

@@ -50,7 +50,7 @@ pub fn search_url(template: Option<String>, query: &str) -> Result<String, Error
 impl Provider for Shopping {
     fn info() -> ProviderInfo {
         ProviderInfo {
-            id: "shopping".into(),
+            id: "shop".into(),
             name: "Shopping".into(),
             source: "shopping".into(),
             operations: vec!["search".into(), "fetch".into()],

@@ -413,7 +413,7 @@ fn shopping_compares_three_stores_within_budget_and_renders_its_report() {
     let r = run(
         &d,
         "shopping",
-        json!({"params": {"query": "trail running shoes", "budget": "150"}}),
+        json!({"params": {"query": "trail running shoes", "budget": "150"}, "now": NOW}),
     );
     assert_eq!(r["ok"], true, "{r}");
     let out = &r["result"];
@@ -434,6 +434,8 @@ fn shopping_compares_three_stores_within_budget_and_renders_its_report() {
     assert_eq!(csv.lines().count(), list.len() + 1, "{csv}");
     assert!(out["summary"].as_str().unwrap_or_default().lines().count() <= 10);
     check_report_renders(&bundle.join("report.html"), 0, 1);
+    let deals = std::fs::read_to_string(bundle.join("deals.md")).expect("deals");
+    insta::assert_snapshot!("shopping_deals", redacted(&deals, out["run_id"].as_str().unwrap_or("-")));
 
     // A budget nothing fits: a clear error, and the bundle is not complete.
     let e = run(&d, "shopping", json!({"params": {"query": "trail running shoes", "budget": "1"}}));
@@ -473,4 +475,146 @@ fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
     // Both or neither of --product-url / --product-name: refused.
     let e = run(&d, "product-video", json!({"params": {}}));
     assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
+}
+
+/// A bundle file with what changes between runs redacted: the fixture
+/// web's port, the run id, times of retrieval and timings.
+fn redacted(text: &str, run_id: &str) -> String {
+    let text = text
+        .replace(&web().port().to_string(), "PORT")
+        .replace(run_id, "RUN_ID");
+    let ms = regex_lite_ms(&text);
+    ms
+}
+
+/// `"…_ms": 123` and `"retrieved_at": "…"` → fixed values (no regex crate
+/// in the tests: a small scan).
+fn regex_lite_ms(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let t = l.trim_start();
+            let key_ms = t.starts_with('"') && t.split('"').nth(1).is_some_and(|k| k.ends_with("_ms"));
+            let key_at = t.starts_with("\"retrieved_at\"") || t.starts_with("\"created_at\"");
+            if key_ms || key_at {
+                let indent = &l[..l.len() - t.len()];
+                let key = t.split(':').next().unwrap_or_default();
+                let comma = if t.trim_end().ends_with(',') { "," } else { "" };
+                format!("{indent}{key}: \"[redacted]\"{comma}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const NOW: &str = "2026-12-01T12:00:00Z";
+
+#[test]
+fn research_reads_dates_from_the_pages_drops_shells_dedupes_and_passes_the_gate() {
+    let d = small_daemon(&[], &["research"]);
+    let r = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "webassembly sandboxing", "sources": "all", "fetch": 20}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    assert_eq!(out["status"], "pass", "{out}");
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let run_id = out["run_id"].as_str().expect("run id");
+    let records = read_json(&bundle.join("records.json"));
+    let list = records["records"].as_array().or(records.as_array()).expect("records").clone();
+    assert_eq!(list.len(), 10, "{records}");
+    // No record is dated "now", and the article from 2023 is out of the
+    // 30-day timebox, not ranked as recent.
+    let text = records.to_string();
+    assert!(!text.contains("2026-12-01T12:00"), "a record dated at retrieval: {text}");
+    assert!(!text.contains("2023-"), "{text}");
+    let meta = read_json(&bundle.join("meta.json"));
+    assert!(meta["concurrency"]["provider_calls_max"].as_u64() >= Some(2), "{meta}");
+    for p in ["web", "community", "social"] {
+        assert!(meta["providers"][p]["calls"].as_u64() >= Some(1), "{p}: {meta}");
+    }
+    insta::assert_snapshot!("research_summary", redacted(out["summary"].as_str().unwrap_or_default(), run_id));
+    let report = std::fs::read_to_string(bundle.join("report.md")).expect("report");
+    insta::assert_snapshot!("research_report", redacted(&report, run_id));
+
+    // Over ten years the 2023 article is back, and never ranked as recent.
+    let r = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "webassembly sandboxing", "days": 3650, "fetch": 20, "sources": "all"}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("bundle"));
+    let records = read_json(&bundle.join("records.json"));
+    let list = records["records"].as_array().or(records.as_array()).expect("records").clone();
+    let old = list
+        .iter()
+        .position(|r| r.to_string().contains("2023-"))
+        .expect("the 2023 article is in a ten-year timebox");
+    assert_eq!(list[old]["recent"], false, "{}", list[old]);
+    for above in &list[..old] {
+        assert_eq!(above["recent"], true, "only recent records rank above it: {above}");
+    }
+}
+
+#[test]
+fn research_timebox_edges_are_invalid_input() {
+    let d = small_daemon(&[], &["research"]);
+    for params in [
+        json!({"topic": "x", "days": 0}),
+        json!({"topic": "x", "from": "2026-11-20", "to": "2026-11-10"}),
+        json!({"topic": "x", "to": "2026-12-02"}),
+        json!({"topic": "x", "days": 3, "from": "2026-11-01"}),
+    ] {
+        let e = run(&d, "research", json!({"params": params, "now": NOW}));
+        assert_eq!(e["error"]["code"], "invalid_argument", "{params}: {e}");
+    }
+}
+
+#[test]
+fn research_with_a_failing_and_a_slow_provider_still_reports_and_names_them() {
+    let base = web().url("small");
+    let slow = web().url("delay/20000/small");
+    let d = small_daemon(
+        &[
+            ("community", format!("[plugins.community]\nhn_url = \"{}/news/hn\"\nreddit_url = \"{}/news/reddit\"\n", web().url("status/500/small"), web().url("status/500/small"))),
+            ("social", format!("[plugins.social]\nbase_url = \"{slow}/news/mastodon\"\n")),
+            ("web", format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n")),
+        ],
+        &["research"],
+    );
+    let started = std::time::Instant::now();
+    let r = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "webassembly sandboxing", "sources": "all"}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    let out = &r["result"];
+    let failures = out["failures"].to_string();
+    assert!(failures.contains("community") && failures.contains("social"), "{failures}");
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let report = std::fs::read_to_string(bundle.join("report.md")).expect("report");
+    assert!(report.contains("community") && report.contains("social"), "failures named in the report: {report}");
+
+    // Every provider down: an error naming each, no complete bundle.
+    let dead = "http://127.0.0.1:9".to_string();
+    let d = small_daemon(
+        &[
+            ("web", format!("[plugins.web]\nbase_url = \"{dead}\"\n")),
+            ("community", format!("[plugins.community]\nhn_url = \"{dead}\"\nreddit_url = \"{dead}\"\n")),
+            ("social", format!("[plugins.social]\nbase_url = \"{dead}\"\n")),
+        ],
+        &["research"],
+    );
+    let e = run(&d, "research", json!({"params": {"topic": "webassembly sandboxing", "sources": "all"}, "now": NOW}));
+    assert_eq!(e["ok"], false, "{e}");
+    let msg = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("web") && msg.contains("community") && msg.contains("social"), "{e}");
+    let runs = d.ok("default", "artifacts_list", json!({}));
+    assert!(runs.as_array().expect("runs").iter().all(|r| r["complete"] == false), "{runs}");
 }

@@ -6,7 +6,7 @@
 //! - the first command on a cold machine: daemon start + browser launch + goto;
 //! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
 //!
-//! `cargo xtask bench flood` and `cargo xtask bench pages` run one part alone.
+//! `cargo xtask bench flood|pages|macros|workflows` runs one part alone.
 
 use std::time::Duration;
 
@@ -21,9 +21,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     // One part alone (quick): `cargo xtask bench macros|flood`.
-    let parts: [(&str, Part); 2] = [
+    let parts: [(&str, Part); 3] = [
         ("macros", super::bench_macros::run),
         ("flood", super::bench_flood::run),
+        ("workflows", super::bench_workflows::run),
     ];
     if let Some((_, part)) = parts
         .iter()
@@ -92,6 +93,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     drop(rig);
     super::bench_flood::run(&Rig::start("release")?)?;
     super::bench_macros::run(&Rig::start("release")?)?;
+    super::bench_workflows::run(&Rig::start("release")?)?;
     super::bench_plugins::run()
 }
 

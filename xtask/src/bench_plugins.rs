@@ -18,6 +18,7 @@ pub fn run() -> Result<(), String> {
     println!("| --- | --- | --- | --- |");
     let out = std::process::Command::new(release.join("plugin-bench"))
         .arg(&hello)
+        .arg(wasm_dir.join("hello_workflow.wasm"))
         .output()
         .map_err(|e| format!("running plugin-bench: {e}"))?;
     if !out.status.success() {

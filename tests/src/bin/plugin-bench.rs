@@ -85,5 +85,35 @@ fn main() -> Result<(), String> {
         rss_before as f64 / 1e6,
         rss_after as f64 / 1e6
     );
+    if let Some(path) = std::env::args().nth(2) {
+        workflow_overhead(&runtime, &path)?;
+    }
+    Ok(())
+}
+
+/// A workflow's fixed cost per run: a fresh store, instantiate and a first
+/// call (`describe`), 2,000 times.
+fn workflow_overhead(runtime: &Runtime, wasm: &str) -> Result<(), String> {
+    let bytes = std::fs::read(wasm).map_err(|e| format!("{wasm}: {e}"))?;
+    let loaded = runtime
+        .load(&bytes, "bench-workflow", webrig::plugins::manifest::Kind::Workflow)
+        .map_err(|e| e.to_string())?;
+    let limits = PluginLimits::default();
+    let access = Access::default();
+    let call = || webrig::workflows::describe(runtime, &loaded, &limits, &access);
+    for _ in 0..100 {
+        call()?;
+    }
+    let mut calls = Vec::with_capacity(2000);
+    for _ in 0..2000 {
+        let t = Instant::now();
+        call()?;
+        calls.push(t.elapsed());
+    }
+    println!(
+        "| workflow instantiate + first call (fresh store + `describe`), 2,000 calls | {} | {} | ≤ 1 ms |",
+        us(pct(&mut calls, 50)),
+        us(pct(&mut calls, 99))
+    );
     Ok(())
 }

@@ -193,7 +193,11 @@ impl Entry {
     /// argument for commands that take one, else [`Command::DEFAULT_TIMEOUT_MS`].
     pub fn timeout_for(&self, args: &Value) -> Option<u64> {
         let own = self.default_timeout_ms?;
-        Some(args.get("timeout_ms").and_then(Value::as_u64).unwrap_or(own))
+        Some(
+            args.get("timeout_ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(own),
+        )
     }
 
     /// The CLI streams progress events for this command.

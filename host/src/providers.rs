@@ -696,7 +696,9 @@ struct ProbeGuard(Arc<Probe>);
 
 impl Drop for ProbeGuard {
     fn drop(&mut self) {
-        self.0.now.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        self.0
+            .now
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -704,7 +706,10 @@ impl Drop for ProbeGuard {
 /// configured with on the same host and port (its folder: a configured
 /// `…/shop/search.html` makes `…/shop/` its own).
 fn path_affinity(p: &Plugin, url: &url::Url) -> usize {
-    let target: Vec<&str> = url.path_segments().map(Iterator::collect).unwrap_or_default();
+    let target: Vec<&str> = url
+        .path_segments()
+        .map(Iterator::collect)
+        .unwrap_or_default();
     p.installed
         .manifest
         .capabilities
@@ -712,7 +717,10 @@ fn path_affinity(p: &Plugin, url: &url::Url) -> usize {
         .iter()
         .filter_map(|key| p.access.settings.get(key))
         .filter_map(|v| url::Url::parse(&v.replace("{query}", "q")).ok())
-        .filter(|c| c.host_str() == url.host_str() && c.port_or_known_default() == url.port_or_known_default())
+        .filter(|c| {
+            c.host_str() == url.host_str()
+                && c.port_or_known_default() == url.port_or_known_default()
+        })
         .map(|c| {
             let mut dir: Vec<&str> = c.path_segments().map(Iterator::collect).unwrap_or_default();
             if dir.last().is_some_and(|l| l.contains('.') || l.is_empty()) {

@@ -83,10 +83,15 @@ pub fn describe(
     };
     let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
     let info = runtime
-        .in_store(limits, HostState::new(access.clone(), deadline), None, |store| {
-            let w = pre.instantiate(&mut *store)?;
-            w.webrig_plugin0_2_0_workflow().call_describe(store)
-        })
+        .in_store(
+            limits,
+            HostState::new(access.clone(), deadline),
+            None,
+            |store| {
+                let w = pre.instantiate(&mut *store)?;
+                w.webrig_plugin0_2_0_workflow().call_describe(store)
+            },
+        )
         .map_err(|e| e.to_string())?;
     WorkflowInfo::from_wit(info)
 }
@@ -301,7 +306,9 @@ pub fn find(plugins: &[Arc<Plugin>], name: &str) -> Result<Arc<Plugin>, ApiError
     installed.sort_unstable();
     plugins
         .iter()
-        .find(|p| p.id() == name && p.installed.manifest.kind == crate::plugins::manifest::Kind::Workflow)
+        .find(|p| {
+            p.id() == name && p.installed.manifest.kind == crate::plugins::manifest::Kind::Workflow
+        })
         .cloned()
         .ok_or_else(|| {
             ApiError::not_found(format!("no workflow {name:?} is installed")).with_hint(
@@ -322,7 +329,11 @@ fn new_run_id(workflow: &str, now: SystemTime) -> String {
         .take(14)
         .collect();
     let suffix = crate::config::random_hex(3).unwrap_or_else(|_| "000000".into());
-    format!("{workflow}-{}-{}-{suffix}", &stamp[..8.min(stamp.len())], &stamp[8.min(stamp.len())..])
+    format!(
+        "{workflow}-{}-{}-{suffix}",
+        &stamp[..8.min(stamp.len())],
+        &stamp[8.min(stamp.len())..]
+    )
 }
 
 /// Runs workflow `plugin` to the end (or its deadline, or cancellation).
@@ -334,16 +345,23 @@ pub async fn run(
 ) -> Result<Finished, ApiError> {
     let name = plugin.id().to_string();
     let info = plugin.workflow.clone().ok_or_else(|| {
-        let why = plugin.loaded.as_ref().err().cloned().unwrap_or_else(|| "it did not describe itself".into());
-        ApiError::new(ErrorCode::PluginFailed, format!("workflow {name} did not load: {why}"))
+        let why = plugin
+            .loaded
+            .as_ref()
+            .err()
+            .cloned()
+            .unwrap_or_else(|| "it did not describe itself".into());
+        ApiError::new(
+            ErrorCode::PluginFailed,
+            format!("workflow {name} did not load: {why}"),
+        )
     })?;
     let mut input = params::validate(&name, &info.params, &req.given)?;
     let now = SystemTime::now();
     let reference = match &req.now {
         Some(t) => {
-            humantime::parse_rfc3339_weak(t).map_err(|_| {
-                ApiError::invalid(format!("--now {t:?} is not an RFC 3339 time"))
-            })?;
+            humantime::parse_rfc3339_weak(t)
+                .map_err(|_| ApiError::invalid(format!("--now {t:?} is not an RFC 3339 time")))?;
             t.clone()
         }
         None => bundle::rfc3339(now),
@@ -360,9 +378,9 @@ pub async fn run(
     let dir = req.out.clone().unwrap_or_else(|| root.join(&run_id));
     let bundle = bundle::Bundle::create(dir, &run_id, &name, req.ttl_hours, now)
         .map_err(ApiError::invalid)?;
-    let loaded_ok = plugin.ready().map_err(|e| {
-        ApiError::new(ErrorCode::PluginFailed, format!("workflow {name}: {e}"))
-    });
+    let loaded_ok = plugin
+        .ready()
+        .map_err(|e| ApiError::new(ErrorCode::PluginFailed, format!("workflow {name}: {e}")));
     let run = Arc::new(RunCx {
         run_id: run_id.clone(),
         workflow: name.clone(),
@@ -445,7 +463,11 @@ fn execute(runtime: &Runtime, plugin: &Plugin, run: &Arc<RunCx>, input: &str) ->
 
 /// Turns the guest's answer into the run's result, writing meta.json and
 /// the final manifest either way.
-fn finish(run: &Arc<RunCx>, plugin: &Plugin, (outcome, waited): Outcome) -> Result<Finished, ApiError> {
+fn finish(
+    run: &Arc<RunCx>,
+    plugin: &Plugin,
+    (outcome, waited): Outcome,
+) -> Result<Finished, ApiError> {
     let name = &run.workflow;
     let elapsed = run.started.elapsed();
     let limits = &plugin.installed.manifest.limits;
@@ -463,24 +485,42 @@ fn finish(run: &Arc<RunCx>, plugin: &Plugin, (outcome, waited): Outcome) -> Resu
             )),
         },
         Ok(Err(e)) => Err(guest_error(name, e)),
-        Err(PluginError::Deadline(_)) if Instant::now() >= run.deadline => Err(ApiError::timeout(
-            format!("workflow {name} passed the run's {} ms deadline", (run.deadline - run.started).as_millis()),
-        ).with_hint("raise it with --timeout-ms")),
+        Err(PluginError::Deadline(_)) if Instant::now() >= run.deadline => {
+            Err(ApiError::timeout(format!(
+                "workflow {name} passed the run's {} ms deadline",
+                (run.deadline - run.started).as_millis()
+            ))
+            .with_hint("raise it with --timeout-ms"))
+        }
         Err(PluginError::Deadline(_)) => Err(ApiError::new(
             ErrorCode::PluginFailed,
-            format!("workflow {name} used its {} ms CPU budget (limits.time_ms)", limits.time_ms),
+            format!(
+                "workflow {name} used its {} ms CPU budget (limits.time_ms)",
+                limits.time_ms
+            ),
         )),
-        Err(e) => Err(ApiError::new(ErrorCode::PluginFailed, format!("workflow {name}: {e}"))),
+        Err(e) => Err(ApiError::new(
+            ErrorCode::PluginFailed,
+            format!("workflow {name}: {e}"),
+        )),
     };
     let complete = answer.is_ok() && !run.cancelled();
     let guest_value = answer.as_ref().ok().cloned();
     let guest = guest_value.as_ref();
     let files = run.bundle.manifest().files;
-    let str_of = |k: &str| guest.and_then(|v| v.get(k)).and_then(Value::as_str).map(str::to_string);
+    let str_of = |k: &str| {
+        guest
+            .and_then(|v| v.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
     let file_of = |k: &str| str_of(k).filter(|f| files.iter().any(|e| &e.name == f));
     let record = std::mem::take(&mut *run.record());
     let mut failures = record.failures.clone();
-    if let Some(extra) = guest.and_then(|v| v.get("failures")).and_then(Value::as_array) {
+    if let Some(extra) = guest
+        .and_then(|v| v.get("failures"))
+        .and_then(Value::as_array)
+    {
         failures.extend(extra.iter().take(200).cloned());
     }
     let meta = json!({

@@ -4,7 +4,6 @@
 //! peak RSS (VmHWM) after them; and the concurrency the runs reached (from
 //! meta.json).
 
-
 use super::bench::{ms, pct};
 use super::rig::Rig;
 
@@ -18,17 +17,41 @@ pub fn run(rig: &Rig) -> Result<(), String> {
         rig.install_workflow(id)?;
     }
     let research = [
-        "run", "workflow", "research", "--topic", "webassembly sandboxing", "--sources", "all",
-        "--fetch", "5", "--format", "path",
+        "run",
+        "workflow",
+        "research",
+        "--topic",
+        "webassembly sandboxing",
+        "--sources",
+        "all",
+        "--fetch",
+        "5",
+        "--format",
+        "path",
     ];
     let shopping = [
-        "run", "workflow", "shopping", "--query", "trail running shoes", "--budget", "150",
-        "--format", "path",
+        "run",
+        "workflow",
+        "shopping",
+        "--query",
+        "trail running shoes",
+        "--budget",
+        "150",
+        "--format",
+        "path",
     ];
     let mut rows = Vec::new();
     for (name, args, target) in [
-        ("research: 3 sources (4 provider calls) + 5 pages read", &research[..], "≤ 1.5 s"),
-        ("shopping: 3 stores, 10 listings, priceless ones read", &shopping[..], "≤ 1 s"),
+        (
+            "research: 3 sources (4 provider calls) + 5 pages read",
+            &research[..],
+            "≤ 1.5 s",
+        ),
+        (
+            "shopping: 3 stores, 10 listings, priceless ones read",
+            &shopping[..],
+            "≤ 1 s",
+        ),
     ] {
         rig.run_ok(args)?; // warm: compiled components cached, daemon up
         let mut took = Vec::with_capacity(RUNS);
@@ -40,7 +63,11 @@ pub fn run(rig: &Rig) -> Result<(), String> {
             let meta = std::fs::read_to_string(std::path::Path::new(bundle).join("meta.json"))
                 .map_err(|e| format!("{bundle}/meta.json: {e}"))?;
             let meta: serde_json::Value = serde_json::from_str(&meta).map_err(|e| e.to_string())?;
-            concurrency = concurrency.max(meta["concurrency"]["provider_calls_max"].as_u64().unwrap_or(0));
+            concurrency = concurrency.max(
+                meta["concurrency"]["provider_calls_max"]
+                    .as_u64()
+                    .unwrap_or(0),
+            );
         }
         rows.push((name, took, target, concurrency));
     }
@@ -58,7 +85,9 @@ pub fn run(rig: &Rig) -> Result<(), String> {
         })
         .map(|kb| format!("{:.1} MB", kb * 1024.0 / 1e6))
         .unwrap_or_else(|| "n/a".into());
-    println!("\n| workflow run through the CLI ({RUNS} runs, warm) | p50 | max | target | provider calls at once |");
+    println!(
+        "\n| workflow run through the CLI ({RUNS} runs, warm) | p50 | max | target | provider calls at once |"
+    );
     println!("| --- | --- | --- | --- | --- |");
     for (name, mut took, target, concurrency) in rows {
         println!(

@@ -117,24 +117,50 @@ fn workflows(rig: &Rig) -> Result<(), String> {
         .map(|p| rig.url(&format!("small/design/{p}.html")))
         .collect();
     let steps: Vec<(&str, Vec<&str>)> = vec![
-        ("the installed workflows and what they take", vec!["workflows"]),
+        (
+            "the installed workflows and what they take",
+            vec!["workflows"],
+        ),
         (
             "research a topic: search, read, date, dedupe, rank, cite",
             vec![
-                "run", "workflow", "research", "--topic", RESEARCH_TOPIC, "--sources", "all",
-                "--now", DEMO_NOW,
+                "run",
+                "workflow",
+                "research",
+                "--topic",
+                RESEARCH_TOPIC,
+                "--sources",
+                "all",
+                "--now",
+                DEMO_NOW,
             ],
         ),
         (
             "compare offers across three stores within a budget",
-            vec!["run", "workflow", "shopping", "--query", SHOPPING_QUERY, "--budget", "150"],
+            vec![
+                "run",
+                "workflow",
+                "shopping",
+                "--query",
+                SHOPPING_QUERY,
+                "--budget",
+                "150",
+            ],
         ),
         (
             "read three reference sites' design tokens against a brief",
             vec![
-                "run", "workflow", "inspiredesign",
-                "--brief", "calm editorial serif with warm natural colours",
-                "--url", &design[0], "--url", &design[1], "--url", &design[2],
+                "run",
+                "workflow",
+                "inspiredesign",
+                "--brief",
+                "calm editorial serif with warm natural colours",
+                "--url",
+                &design[0],
+                "--url",
+                &design[1],
+                "--url",
+                &design[2],
             ],
         ),
         ("the bundles, kept 72 h", vec!["artifacts", "list"]),

@@ -46,11 +46,9 @@ impl Client {
         mut events: Option<&mut (dyn FnMut(&serde_json::Value) + '_)>,
     ) -> anyhow::Result<(String, Response)> {
         let body = serde_json::to_string(req)?;
-        let wait = Duration::from_millis(
-            req.timeout_ms
-                .or(timeout_ms)
-                .unwrap_or(DEFAULT_TIMEOUT_MS),
-        ) + Duration::from_secs(5);
+        let wait =
+            Duration::from_millis(req.timeout_ms.or(timeout_ms).unwrap_or(DEFAULT_TIMEOUT_MS))
+                + Duration::from_secs(5);
         match self.post(&body, wait, events.as_deref_mut()) {
             Err(PostError::Refused) if autostart => {
                 self.start_daemon()?;
@@ -75,7 +73,14 @@ impl Client {
         let raw = match events {
             None => http_post(&self.socket(), self.port, "/command", &token, body, wait)?,
             Some(sink) => {
-                let stream = send_post(&self.socket(), self.port, "/command/stream", &token, body, wait)?;
+                let stream = send_post(
+                    &self.socket(),
+                    self.port,
+                    "/command/stream",
+                    &token,
+                    body,
+                    wait,
+                )?;
                 read_stream(stream, wait, sink)?
             }
         };
@@ -241,13 +246,17 @@ fn read_stream(
     loop {
         line.clear();
         if reader.read_line(&mut line).map_err(fail)? == 0 {
-            return Err(PostError::Other(anyhow::anyhow!("the daemon closed the connection")));
+            return Err(PostError::Other(anyhow::anyhow!(
+                "the daemon closed the connection"
+            )));
         }
         let l = line.trim_end();
         if l.is_empty() {
             break;
         }
-        if l.to_ascii_lowercase().starts_with("transfer-encoding: chunked") {
+        if l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+        {
             chunked = true;
         }
     }

@@ -43,7 +43,11 @@ impl Progress {
                     v.get("done").and_then(Value::as_u64).unwrap_or(0),
                     v.get("total").and_then(Value::as_u64).unwrap_or(0),
                 );
-                let count = if total > 0 { format!(" {done}/{total}") } else { String::new() };
+                let count = if total > 0 {
+                    format!(" {done}/{total}")
+                } else {
+                    String::new()
+                };
                 let line = format!("{stage:<10}{count} {}", text(v, "message"));
                 (format!("stage:{stage}"), line, total > 0 && done >= total)
             }
@@ -54,7 +58,11 @@ impl Progress {
                 let why = text(v, "message");
                 let line = format!(
                     "provider {provider:<12} {status} in {ms} ms{}",
-                    if why.is_empty() { String::new() } else { format!(": {why}") }
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {why}")
+                    }
                 );
                 (format!("provider:{provider}"), line, true)
             }

@@ -314,9 +314,7 @@ impl Command for PluginInstall {
             registry
                 .install(&source, grant, replace, |bytes, sha| {
                     let runtime = checker.runtime();
-                    let loaded = runtime
-                        .load(bytes, sha, kind)
-                        .map_err(|e| e.to_string())?;
+                    let loaded = runtime.load(bytes, sha, kind).map_err(|e| e.to_string())?;
                     let access = crate::plugins::host::Access::new(
                         crate::plugins::grants::Effective::new(&caps, &Grant::default()),
                         Default::default(),

@@ -14,8 +14,9 @@ use crate::workflows::bundle::{self, Cleanup, RunEntry};
 use crate::workflows::{Finished, RunRequest, WorkflowInfo};
 
 /// How `run workflow` prints its result.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[derive(clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// The ranked summary, at most 10 lines, and the bundle.
@@ -73,7 +74,11 @@ pub struct RunWorkflow {
     #[serde(default)]
     pub params: BTreeMap<String, Value>,
     /// The flags after the name, as typed.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "--PARAM VALUE")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "--PARAM VALUE"
+    )]
     #[serde(skip)]
     #[schemars(skip)]
     pub rest: Vec<String>,
@@ -105,9 +110,9 @@ impl RunWorkflow {
             let (key, value) = match flag.split_once('=') {
                 Some((k, v)) => (k.to_string(), v.to_string()),
                 None => {
-                    let v = args.next().ok_or_else(|| {
-                        ApiError::invalid(format!("--{flag} needs a value"))
-                    })?;
+                    let v = args
+                        .next()
+                        .ok_or_else(|| ApiError::invalid(format!("--{flag} needs a value")))?;
                     (flag.to_string(), v)
                 }
             };
@@ -115,11 +120,17 @@ impl RunWorkflow {
             let bad = |e: String| ApiError::invalid(format!("--{flag}: {e}"));
             match key.as_str() {
                 "format" => {
-                    self.format = <Format as clap::ValueEnum>::from_str(&value, true).map_err(bad)?
+                    self.format =
+                        <Format as clap::ValueEnum>::from_str(&value, true).map_err(bad)?
                 }
                 "out" => self.out = Some(PathBuf::from(value)),
-                "ttl_hours" => self.ttl_hours = Some(value.parse().map_err(|_| bad("a number of hours".into()))?),
-                "timeout_ms" => self.timeout_ms = Some(value.parse().map_err(|_| bad("milliseconds".into()))?),
+                "ttl_hours" => {
+                    self.ttl_hours =
+                        Some(value.parse().map_err(|_| bad("a number of hours".into()))?)
+                }
+                "timeout_ms" => {
+                    self.timeout_ms = Some(value.parse().map_err(|_| bad("milliseconds".into()))?)
+                }
                 "input" => self.input = Some(value),
                 "now" => self.now = Some(value),
                 _ => match self.params.remove(&key) {
@@ -143,7 +154,8 @@ impl RunWorkflow {
 
 impl Command for RunWorkflow {
     const NAME: &'static str = "run workflow";
-    const ABOUT: &'static str = "Run an installed workflow (research, shopping, …) into a bundle of files";
+    const ABOUT: &'static str =
+        "Run an installed workflow (research, shopping, …) into a bundle of files";
     const SCOPE: Scope = Scope::Daemon;
     const DEFAULT_TIMEOUT_MS: Option<u64> = Some(RUN_DEFAULT_MS);
     const STREAMS: bool = true;
@@ -230,7 +242,11 @@ fn render(run: &Finished, format: Format) -> Result<String, ApiError> {
             let mut lines: Vec<&str> = run.summary.lines().take(9).collect();
             let tail = format!(
                 "{} {}",
-                if run.complete { "→" } else { "→ (incomplete)" },
+                if run.complete {
+                    "→"
+                } else {
+                    "→ (incomplete)"
+                },
                 match &run.report {
                     Some(r) => format!("{}/{r}", run.bundle),
                     None => run.bundle.clone(),
@@ -251,14 +267,26 @@ fn render(run: &Finished, format: Format) -> Result<String, ApiError> {
         }))
         .unwrap_or_default(),
         Format::Path => {
-            let files: Vec<String> = run.files.iter().map(|f| format!("{} ({} B)", f.name, f.bytes)).collect();
+            let files: Vec<String> = run
+                .files
+                .iter()
+                .map(|f| format!("{} ({} B)", f.name, f.bytes))
+                .collect();
             format!(
                 "{}\nrun {} · {} · {} ms · {}\nfiles: {}",
                 run.bundle,
                 run.run_id,
-                run.status.as_deref().unwrap_or(if run.complete { "complete" } else { "incomplete" }),
+                run.status.as_deref().unwrap_or(if run.complete {
+                    "complete"
+                } else {
+                    "incomplete"
+                }),
                 run.elapsed_ms,
-                if run.failures.is_empty() { "no failures".to_string() } else { format!("{} failures", run.failures.len()) },
+                if run.failures.is_empty() {
+                    "no failures".to_string()
+                } else {
+                    format!("{} failures", run.failures.len())
+                },
                 files.join(", ")
             )
         }
@@ -305,7 +333,9 @@ impl Command for WorkflowsList {
             .iter()
             .map(|p| {
                 let error = p.ready().err().or_else(|| {
-                    p.workflow.is_none().then(|| "it did not describe itself".to_string())
+                    p.workflow
+                        .is_none()
+                        .then(|| "it did not describe itself".to_string())
                 });
                 WorkflowView {
                     version: p.installed.manifest.version.clone(),
@@ -334,9 +364,17 @@ impl Command for WorkflowsList {
 pub fn help_text(w: &WorkflowView) -> String {
     let info = &w.info;
     if info.name.is_empty() {
-        return format!("{} {} — not ready: {}", w.info.id, w.version, w.error.as_deref().unwrap_or("?"));
+        return format!(
+            "{} {} — not ready: {}",
+            w.info.id,
+            w.version,
+            w.error.as_deref().unwrap_or("?")
+        );
     }
-    let mut s = format!("{} {} — {}\n  webrig run workflow {}", info.id, w.version, info.description, info.id);
+    let mut s = format!(
+        "{} {} — {}\n  webrig run workflow {}",
+        info.id, w.version, info.description, info.id
+    );
     for p in &info.params {
         let flag = format!("--{}", p.name.replace('_', "-"));
         if p.required {
@@ -361,13 +399,20 @@ pub fn help_text(w: &WorkflowView) -> String {
         if let Some(d) = &p.default {
             notes.push(format!("default {d}"));
         }
-        s.push_str(&format!("\n    {flag:<22} {} ({})", p.description, notes.join(", ")));
+        s.push_str(&format!(
+            "\n    {flag:<22} {} ({})",
+            p.description,
+            notes.join(", ")
+        ));
     }
     if !info.outputs.is_empty() {
         s.push_str(&format!("\n  writes: {}", info.outputs.join(", ")));
     }
     if !w.ready {
-        s.push_str(&format!("\n  not ready: {}", w.error.as_deref().unwrap_or("?")));
+        s.push_str(&format!(
+            "\n  not ready: {}",
+            w.error.as_deref().unwrap_or("?")
+        ));
     }
     s
 }
@@ -384,7 +429,10 @@ impl Command for ArtifactsList {
     type Output = Vec<RunEntry>;
 
     async fn run(self, cx: Cx) -> Result<Vec<RunEntry>, ApiError> {
-        Ok(bundle::list(&cx.state().home().artifacts_dir(), std::time::SystemTime::now()))
+        Ok(bundle::list(
+            &cx.state().home().artifacts_dir(),
+            std::time::SystemTime::now(),
+        ))
     }
 
     fn human(out: &Vec<RunEntry>) -> String {

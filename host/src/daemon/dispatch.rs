@@ -83,7 +83,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     let mut _entered = None;
     let scope = entry.scope();
     if scope == Scope::Daemon {
-        let cx = Cx::new(state, None, req.tab, deadline).with_local_files(req.local_files)
+        let cx = Cx::new(state, None, req.tab, deadline)
+            .with_local_files(req.local_files)
             .with_events(req.events.clone());
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
@@ -121,7 +122,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             Duration::from_secs(limits.lease_idle_s),
         )
         .await?;
-        let cx = Cx::for_tab(state, held, deadline).with_local_files(req.local_files)
+        let cx = Cx::for_tab(state, held, deadline)
+            .with_local_files(req.local_files)
             .with_events(req.events.clone());
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
@@ -145,8 +147,9 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             "session {session_name:?} was closed"
         )));
     }
-    let cx = Cx::new(state, Some(guard), req.tab, deadline).with_local_files(req.local_files)
-            .with_events(req.events.clone());
+    let cx = Cx::new(state, Some(guard), req.tab, deadline)
+        .with_local_files(req.local_files)
+        .with_events(req.events.clone());
     finish(entry, cx, req.args, deadline, timeout_ms).await
 }
 

@@ -198,7 +198,10 @@ async fn command_stream(
         };
         let mut line = v.to_string();
         line.push('\n');
-        Some((Ok::<_, std::convert::Infallible>(Bytes::from(line)), (rx, guard)))
+        Some((
+            Ok::<_, std::convert::Infallible>(Bytes::from(line)),
+            (rx, guard),
+        ))
     });
     (
         [(header::CONTENT_TYPE, "application/x-ndjson")],

@@ -273,10 +273,15 @@ impl Runtime {
         let pre = self.linker.instantiate_pre(&component).map_err(|e| {
             PluginError::Load(format!("the component does not fit the {world} world: {e}"))
         })?;
-        let missing =
-            |e: wasmtime::Error| PluginError::Load(format!("the component does not export the {world} interface: {e}"));
+        let missing = |e: wasmtime::Error| {
+            PluginError::Load(format!(
+                "the component does not export the {world} interface: {e}"
+            ))
+        };
         Ok(match kind {
-            Kind::Workflow => Loaded::Workflow(crate::workflows::bindings::WorkflowPluginPre::new(pre).map_err(missing)?),
+            Kind::Workflow => Loaded::Workflow(
+                crate::workflows::bindings::WorkflowPluginPre::new(pre).map_err(missing)?,
+            ),
             _ => Loaded::Provider(ProviderPluginPre::new(pre).map_err(missing)?),
         })
     }

@@ -84,8 +84,12 @@ pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
     fn screenshot(&self, plugin: &str, page: &str, deadline: Instant) -> Result<Vec<u8>, WitError>;
     /// The page's design tokens from its computed styles (JSON text; see
     /// `design.tokens` in wit/v0.2.0).
-    fn design_tokens(&self, plugin: &str, page: &str, deadline: Instant)
-    -> Result<String, WitError>;
+    fn design_tokens(
+        &self,
+        plugin: &str,
+        page: &str,
+        deadline: Instant,
+    ) -> Result<String, WitError>;
     fn close(&self, plugin: &str, page: &str, deadline: Instant);
     /// A call of `plugin` that may use the browser starts.
     fn call_started(&self, plugin: &str);

@@ -296,7 +296,10 @@ fn runs(root: &Path) -> Vec<(PathBuf, Found)> {
     let mut all: Vec<(PathBuf, Found)> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .map(|p| {
             let found = read_run(&p);
             (p, found)
@@ -325,7 +328,11 @@ pub fn list(root: &Path, now: SystemTime) -> Vec<RunEntry> {
             Found::Skip(_) => None,
         })
         .collect();
-    out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.run_id.cmp(&b.run_id)));
+    out.sort_by(|a, b| {
+        a.created_at
+            .cmp(&b.created_at)
+            .then(a.run_id.cmp(&b.run_id))
+    });
     out
 }
 
@@ -375,7 +382,15 @@ mod tests {
     #[test]
     fn names_are_plain_relative_paths() {
         for bad in [
-            "", "/etc/passwd", "../x", "a/../../x", "a\\b", ".hidden", "a//b", "a/./b", "a/b/c/d/e",
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a\\b",
+            ".hidden",
+            "a//b",
+            "a/./b",
+            "a/b/c/d/e",
             "c:x",
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} passed");
@@ -387,7 +402,8 @@ mod tests {
     fn writes_owner_only_and_refuses_symlinks_and_reserved_names() {
         let root = tempfile::tempdir().expect("tmp");
         let now = SystemTime::now();
-        let b = Bundle::create(root.path().join("arts/run1"), "run1", "w", 72, now).expect("bundle");
+        let b =
+            Bundle::create(root.path().join("arts/run1"), "run1", "w", 72, now).expect("bundle");
         assert_eq!(mode(b.dir()), 0o700);
         b.write("images/a.png", b"png").expect("write");
         assert_eq!(mode(&b.dir().join("images")), 0o700);
@@ -398,7 +414,12 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), b.dir().join("link")).expect("symlink");
         let err = b.write("link/x.txt", b"x").expect_err("through a symlink");
         assert!(err.contains("not a plain folder"), "{err}");
-        assert!(std::fs::read_dir(outside.path()).expect("ls").next().is_none());
+        assert!(
+            std::fs::read_dir(outside.path())
+                .expect("ls")
+                .next()
+                .is_none()
+        );
         std::os::unix::fs::symlink(outside.path().join("f"), b.dir().join("f.txt")).expect("ln");
         assert!(b.write("f.txt", b"x").is_err());
         assert!(!outside.path().join("f").exists());
@@ -420,9 +441,11 @@ mod tests {
         let long_ago = SystemTime::now() - Duration::from_secs(10 * 24 * 3600);
         let old = Bundle::create(arts.join("old"), "old", "w", 1, long_ago).expect("old");
         old.finish(true).expect("finish");
-        let fresh = Bundle::create(arts.join("fresh"), "fresh", "w", 72, SystemTime::now()).expect("fresh");
+        let fresh =
+            Bundle::create(arts.join("fresh"), "fresh", "w", 72, SystemTime::now()).expect("fresh");
         fresh.finish(true).expect("finish");
-        let broken = Bundle::create(arts.join("broken"), "broken", "w", 72, SystemTime::now()).expect("b");
+        let broken =
+            Bundle::create(arts.join("broken"), "broken", "w", 72, SystemTime::now()).expect("b");
         broken.finish(false).expect("finish");
         std::fs::create_dir(arts.join("garbled")).expect("mkdir");
         std::fs::write(

@@ -118,9 +118,7 @@ impl runtime::Host for HostState {
         let n = sources.len();
         let all = self.timed(|_| {
             run.block(futures_util::future::join_all(
-                sources
-                    .into_iter()
-                    .map(|s| run.search_one(s, req.clone())),
+                sources.into_iter().map(|s| run.search_one(s, req.clone())),
             ))
         });
         match all {
@@ -146,7 +144,11 @@ impl runtime::Host for HostState {
             Err(e) => return refuse(&urls, "policy_blocked", format!("{e:?}")),
         };
         if urls.len() > MAX_BATCH {
-            return refuse(&urls, "invalid_input", format!("at most {MAX_BATCH} URLs at once"));
+            return refuse(
+                &urls,
+                "invalid_input",
+                format!("at most {MAX_BATCH} URLs at once"),
+            );
         }
         let deadline = tokio::time::Instant::from_std(run.deadline);
         let fetch = |url: String| {
@@ -185,7 +187,9 @@ impl runtime::Host for HostState {
         let n = urls.len();
         run.record().fetches += n as u32;
         let all = self.timed(|_| {
-            run.block(futures_util::future::join_all(urls.clone().into_iter().map(fetch)))
+            run.block(futures_util::future::join_all(
+                urls.clone().into_iter().map(fetch),
+            ))
         });
         match all {
             Ok(v) => v,
@@ -217,10 +221,7 @@ impl artifacts::Host for HostState {
         let resp = match resp {
             Ok(r) if (200..300).contains(&r.status) => r,
             Ok(r) => {
-                return Err(WitError::Upstream(format!(
-                    "{url} answered {}",
-                    r.status
-                )));
+                return Err(WitError::Upstream(format!("{url} answered {}", r.status)));
             }
             Err(e) => return Err(e),
         };

@@ -39,7 +39,9 @@ pub fn check_declared(params: &[Param]) -> Result<(), String> {
         let plain = !p.name.is_empty()
             && p.name.len() <= 64
             && p.name.starts_with(|c: char| c.is_ascii_lowercase())
-            && p.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            && p.name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !plain {
             return Err(format!("parameter name {:?} is not snake_case", p.name));
         }
@@ -244,7 +246,11 @@ mod tests {
             &given(json!({"topic": "x", "limit-per-source": "3"})),
         );
         let e = out.expect_err("unknown");
-        assert!(e.message().contains("--limit-per-source"), "{}", e.message());
+        assert!(
+            e.message().contains("--limit-per-source"),
+            "{}",
+            e.message()
+        );
         assert!(e.hint().unwrap_or_default().contains("--topic"));
 
         let out = validate(

@@ -37,12 +37,16 @@ fn main() -> Result<(), String> {
     let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
     let runtime = Runtime::new(Some(cache.path().to_path_buf())).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let loaded = runtime.load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider).map_err(|e| e.to_string())?;
+    let loaded = runtime
+        .load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider)
+        .map_err(|e| e.to_string())?;
     let compile = t.elapsed();
     let mut loads = Vec::new();
     for _ in 0..50 {
         let t = Instant::now();
-        let _again = runtime.load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider).map_err(|e| e.to_string())?;
+        let _again = runtime
+            .load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider)
+            .map_err(|e| e.to_string())?;
         loads.push(t.elapsed());
     }
     let limits = PluginLimits::default();
@@ -96,7 +100,11 @@ fn main() -> Result<(), String> {
 fn workflow_overhead(runtime: &Runtime, wasm: &str) -> Result<(), String> {
     let bytes = std::fs::read(wasm).map_err(|e| format!("{wasm}: {e}"))?;
     let loaded = runtime
-        .load(&bytes, "bench-workflow", webrig::plugins::manifest::Kind::Workflow)
+        .load(
+            &bytes,
+            "bench-workflow",
+            webrig::plugins::manifest::Kind::Workflow,
+        )
         .map_err(|e| e.to_string())?;
     let limits = PluginLimits::default();
     let access = Access::default();

@@ -58,7 +58,9 @@ impl Rig {
     fn new() -> Rig {
         let runtime = Runtime::new(None).expect("runtime");
         let bytes = wasm("sandbox_guest");
-        let sandbox = runtime.load(&bytes, "sandbox", webrig::plugins::manifest::Kind::Provider).expect("loads");
+        let sandbox = runtime
+            .load(&bytes, "sandbox", webrig::plugins::manifest::Kind::Provider)
+            .expect("loads");
         Rig { runtime, sandbox }
     }
 
@@ -87,7 +89,11 @@ impl Rig {
 fn hello_provider_answers_search_and_describe() {
     let runtime = Runtime::new(None).expect("runtime");
     let loaded = runtime
-        .load(&wasm("hello_provider"), "hello", webrig::plugins::manifest::Kind::Provider)
+        .load(
+            &wasm("hello_provider"),
+            "hello",
+            webrig::plugins::manifest::Kind::Provider,
+        )
         .expect("loads");
     let info = runtime
         .call(&loaded, &limits(2000), &none(), |p, s| {

@@ -14,14 +14,20 @@ use crate::{Daemon, web};
 fn small_config(swap: &[(&str, String)]) -> String {
     let base = web().url("small");
     let mut lines = vec![
-        ("web", format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n")),
+        (
+            "web",
+            format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n"),
+        ),
         (
             "community",
             format!(
                 "[plugins.community]\nhn_url = \"{base}/news/hn\"\nreddit_url = \"{base}/news/reddit\"\n"
             ),
         ),
-        ("social", format!("[plugins.social]\nbase_url = \"{base}/news/mastodon\"\n")),
+        (
+            "social",
+            format!("[plugins.social]\nbase_url = \"{base}/news/mastodon\"\n"),
+        ),
         (
             "shop",
             format!("[plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n"),
@@ -99,7 +105,11 @@ fn hello_workflow_runs_into_an_owner_only_bundle_with_a_manifest_and_meta() {
     assert_eq!(listed[0]["id"], "hello-workflow", "{listed}");
     assert_eq!(listed[0]["params"][0]["name"], "topic", "{listed}");
 
-    let r = run(&d, "hello-workflow", json!({"params": {"topic": "webassembly"}}));
+    let r = run(
+        &d,
+        "hello-workflow",
+        json!({"params": {"topic": "webassembly"}}),
+    );
     assert_eq!(r["ok"], true, "{r}");
     let out = &r["result"];
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
@@ -116,10 +126,16 @@ fn hello_workflow_runs_into_an_owner_only_bundle_with_a_manifest_and_meta() {
         .iter()
         .filter_map(|f| f["name"].as_str())
         .collect();
-    assert!(names.contains(&"links.md") && names.contains(&"meta.json"), "{manifest}");
+    assert!(
+        names.contains(&"links.md") && names.contains(&"meta.json"),
+        "{manifest}"
+    );
     let meta = read_json(&bundle.join("meta.json"));
     assert_eq!(meta["stages"][0]["stage"], "search", "{meta}");
-    assert!(meta["providers"]["web"]["calls"].as_u64() >= Some(1), "{meta}");
+    assert!(
+        meta["providers"]["web"]["calls"].as_u64() >= Some(1),
+        "{meta}"
+    );
     let links = std::fs::read_to_string(bundle.join("links.md")).expect("links");
     assert!(links.contains("](http"), "{links}");
 }
@@ -127,7 +143,13 @@ fn hello_workflow_runs_into_an_owner_only_bundle_with_a_manifest_and_meta() {
 #[test]
 fn the_cli_streams_progress_to_stderr_and_prints_only_the_result() {
     let d = small_daemon(&[], &["hello-workflow"]);
-    let out = d.cli(&["run", "workflow", "hello-workflow", "--topic", "webassembly"]);
+    let out = d.cli(&[
+        "run",
+        "workflow",
+        "hello-workflow",
+        "--topic",
+        "webassembly",
+    ]);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
@@ -137,24 +159,56 @@ fn the_cli_streams_progress_to_stderr_and_prints_only_the_result() {
     assert!(stderr.contains("provider web"), "provider lines: {stderr}");
     assert!(!stdout.contains("provider web"), "stdout: {stdout}");
     let last = stdout.trim_end().lines().last().unwrap_or_default();
-    assert!(last.starts_with("→ ") && last.ends_with("links.md"), "{stdout}");
+    assert!(
+        last.starts_with("→ ") && last.ends_with("links.md"),
+        "{stdout}"
+    );
     assert!(stdout.lines().count() <= 10, "{stdout}");
 
     // Each format; parameters may come before or after the runner's options.
-    let md = d.cli(&["run", "workflow", "hello-workflow", "--format", "md", "--topic", "wasm"]);
-    assert!(String::from_utf8_lossy(&md.stdout).starts_with("# wasm"), "{md:?}");
-    let path = d.cli(&["run", "workflow", "hello-workflow", "--topic", "wasm", "--format", "path"]);
+    let md = d.cli(&[
+        "run",
+        "workflow",
+        "hello-workflow",
+        "--format",
+        "md",
+        "--topic",
+        "wasm",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&md.stdout).starts_with("# wasm"),
+        "{md:?}"
+    );
+    let path = d.cli(&[
+        "run",
+        "workflow",
+        "hello-workflow",
+        "--topic",
+        "wasm",
+        "--format",
+        "path",
+    ]);
     let text = String::from_utf8_lossy(&path.stdout);
     let dir = PathBuf::from(text.lines().next().unwrap_or_default());
     assert!(dir.join("bundle-manifest.json").is_file(), "{text}");
-    let ctx = d.cli(&["run", "workflow", "hello-workflow", "--topic", "wasm", "--format=context"]);
+    let ctx = d.cli(&[
+        "run",
+        "workflow",
+        "hello-workflow",
+        "--topic",
+        "wasm",
+        "--format=context",
+    ]);
     let v: Value = serde_json::from_slice(&ctx.stdout).expect("context is JSON");
     assert_eq!(v["context"]["topic"], "wasm", "{v}");
 
     // The workflow's own help, from what it declares.
     let help = d.cli(&["run", "workflow", "hello-workflow", "--help"]);
     let text = String::from_utf8_lossy(&help.stdout);
-    assert!(text.contains("--topic") && text.contains("--limit"), "{text}");
+    assert!(
+        text.contains("--topic") && text.contains("--limit"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -162,7 +216,13 @@ fn bad_input_is_refused_before_anything_runs() {
     let d = small_daemon(&[], &["hello-workflow"]);
     let e = run(&d, "nope", json!({}));
     assert_eq!(e["error"]["code"], "not_found", "{e}");
-    assert!(e["error"]["hint"].as_str().unwrap_or_default().contains("hello-workflow"), "{e}");
+    assert!(
+        e["error"]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("hello-workflow"),
+        "{e}"
+    );
     for (params, named) in [
         (json!({}), "--topic"),
         (json!({"topic": "x", "colour": "red"}), "--colour"),
@@ -171,9 +231,19 @@ fn bad_input_is_refused_before_anything_runs() {
     ] {
         let e = run(&d, "hello-workflow", json!({ "params": params }));
         assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
-        assert!(e["error"]["message"].as_str().unwrap_or_default().contains(named), "{e}");
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(named),
+            "{e}"
+        );
     }
-    for bad in [json!({"ttl_hours": 169}), json!({"now": "yesterday"}), json!({"input": "[1]"})] {
+    for bad in [
+        json!({"ttl_hours": 169}),
+        json!({"now": "yesterday"}),
+        json!({"input": "[1]"}),
+    ] {
         let mut args = bad.clone();
         args["params"] = json!({"topic": "x"});
         let e = run(&d, "hello-workflow", args);
@@ -204,7 +274,10 @@ fn with_guest(swap: &[(&str, String)]) -> Daemon {
 
 fn slow_web(ms: u64) -> (&'static str, String) {
     let base = web().url(&format!("delay/{ms}/small"));
-    ("web", format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n"))
+    (
+        "web",
+        format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n"),
+    )
 }
 
 /// The only bundle under the daemon's artifacts folder.
@@ -221,21 +294,50 @@ fn a_spinning_guest_ends_at_its_cpu_budget_and_a_trap_leaves_an_incomplete_bundl
     let started = std::time::Instant::now();
     let e = run(&d, "workflow-guest", json!({"params": {"mode": "loop"}}));
     assert_eq!(e["error"]["code"], "plugin_failed", "{e}");
-    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("CPU budget"), "{e}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("CPU budget"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     let bundle = only_bundle(&d);
-    assert_eq!(read_json(&bundle.join("bundle-manifest.json"))["complete"], false);
+    assert_eq!(
+        read_json(&bundle.join("bundle-manifest.json"))["complete"],
+        false
+    );
     let meta = read_json(&bundle.join("meta.json"));
     assert_eq!(meta["error"]["code"], "plugin_failed", "{meta}");
-    assert!(e["error"]["hint"].as_str().unwrap_or_default().contains(&*bundle.to_string_lossy()), "{e}");
+    assert!(
+        e["error"]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&*bundle.to_string_lossy()),
+        "{e}"
+    );
 
     let e = run(&d, "workflow-guest", json!({"params": {"mode": "trap"}}));
     assert_eq!(e["error"]["code"], "plugin_failed", "{e}");
     let runs = d.ok("default", "artifacts_list", json!({}));
-    assert!(runs.as_array().expect("runs").iter().all(|r| r["complete"] == false), "{runs}");
+    assert!(
+        runs.as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["complete"] == false),
+        "{runs}"
+    );
     // The daemon serves on, and cleanup takes the incomplete runs.
     let cleaned = d.ok("default", "artifacts_cleanup", json!({}));
-    assert_eq!(cleaned["removed"].as_array().map(Vec::len), Some(2), "{cleaned}");
+    assert_eq!(
+        cleaned["removed"].as_array().map(Vec::len),
+        Some(2),
+        "{cleaned}"
+    );
 }
 
 #[test]
@@ -243,9 +345,14 @@ fn time_waiting_on_providers_is_not_guest_cpu_but_counts_against_the_deadline() 
     // Three searches of 400 ms each: 1.2 s in host calls against a 300 ms
     // CPU budget, and the run completes.
     let d = with_guest(&[slow_web(400)]);
-    let r = run(&d, "workflow-guest", json!({"params": {"mode": "search", "rounds": 3}}));
+    let r = run(
+        &d,
+        "workflow-guest",
+        json!({"params": {"mode": "search", "rounds": 3}}),
+    );
     assert_eq!(r["ok"], true, "{r}");
-    let meta = read_json(&PathBuf::from(r["result"]["bundle"].as_str().expect("b")).join("meta.json"));
+    let meta =
+        read_json(&PathBuf::from(r["result"]["bundle"].as_str().expect("b")).join("meta.json"));
     assert!(meta["waited_ms"].as_u64() >= Some(1100), "{meta}");
     assert!(meta["guest_ms"].as_u64() < Some(300), "{meta}");
 
@@ -257,14 +364,26 @@ fn time_waiting_on_providers_is_not_guest_cpu_but_counts_against_the_deadline() 
         json!({"params": {"mode": "search", "rounds": 3}, "timeout_ms": 1000}),
     );
     assert_eq!(e["error"]["code"], "timeout", "{e}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
 fn ctrl_c_cancels_the_run_in_the_daemon_and_marks_the_bundle_incomplete() {
     let d = with_guest(&[slow_web(3000)]);
     let mut child = std::process::Command::new(webrig_tests::webrig_bin())
-        .args(["run", "workflow", "workflow-guest", "--mode", "search", "--rounds", "5"])
+        .args([
+            "run",
+            "workflow",
+            "workflow-guest",
+            "--mode",
+            "search",
+            "--rounds",
+            "5",
+        ])
         .env("WEBRIG_HOME", d.home())
         .env("WEBRIG_PORT", d.port().to_string())
         .stdout(std::process::Stdio::null())
@@ -275,7 +394,10 @@ fn ctrl_c_cancels_the_run_in_the_daemon_and_marks_the_bundle_incomplete() {
     let arts = d.home().join("artifacts");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while std::fs::read_dir(&arts).map_or(true, |mut r| r.next().is_none()) {
-        assert!(std::time::Instant::now() < deadline, "the run never started");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let _ = std::process::Command::new("kill")
@@ -288,13 +410,22 @@ fn ctrl_c_cancels_the_run_in_the_daemon_and_marks_the_bundle_incomplete() {
     let meta_path = bundle.join("meta.json");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(8);
     while !meta_path.exists() {
-        assert!(std::time::Instant::now() < until, "the run was not cancelled");
+        assert!(
+            std::time::Instant::now() < until,
+            "the run was not cancelled"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let manifest = read_json(&bundle.join("bundle-manifest.json"));
     assert_eq!(manifest["complete"], false, "{manifest}");
     let meta = read_json(&meta_path);
-    assert!(meta["error"]["message"].as_str().unwrap_or_default().contains("cancelled"), "{meta}");
+    assert!(
+        meta["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cancelled"),
+        "{meta}"
+    );
 }
 
 #[test]
@@ -303,14 +434,25 @@ fn bundle_names_are_confined_and_the_browser_needs_its_grant() {
     let r = run(&d, "workflow-guest", json!({"params": {"mode": "escape"}}));
     assert_eq!(r["ok"], true, "{r}");
     let refused = r["result"]["context"].as_array().expect("refused").len();
-    assert_eq!(refused, 5, "all but link/x.txt (no link exists, a plain folder is made): {r}");
+    assert_eq!(
+        refused, 5,
+        "all but link/x.txt (no link exists, a plain folder is made): {r}"
+    );
     assert!(!Path::new("/tmp/escape.txt").exists());
     let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("b"));
     assert!(!bundle.parent().expect("p").join("escape.txt").exists());
 
-    let e = run(&d, "workflow-guest", json!({"params": {"mode": "browse", "url": web().url("index.html")}}));
+    let e = run(
+        &d,
+        "workflow-guest",
+        json!({"params": {"mode": "browse", "url": web().url("index.html")}}),
+    );
     assert_eq!(e["error"]["code"], "forbidden", "{e}");
-    let e = run(&d, "workflow-guest", json!({"params": {"mode": "download", "url": web().url("index.html")}}));
+    let e = run(
+        &d,
+        "workflow-guest",
+        json!({"params": {"mode": "download", "url": web().url("index.html")}}),
+    );
     assert_eq!(e["error"]["code"], "forbidden", "{e}");
 }
 
@@ -373,18 +515,32 @@ fn inspiredesign_reads_three_styles_ranks_them_against_the_brief_and_writes_a_vi
     let out = &r["result"];
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
     let refs = read_json(&bundle.join("references.json"));
-    let first = refs.as_array().and_then(|a| a.first()).cloned().unwrap_or(refs.clone());
-    assert!(first.to_string().contains("calm.html"), "calm ranks first: {refs}");
+    let first = refs
+        .as_array()
+        .and_then(|a| a.first())
+        .cloned()
+        .unwrap_or(refs.clone());
+    assert!(
+        first.to_string().contains("calm.html"),
+        "calm ranks first: {refs}"
+    );
     let tokens = read_json(&bundle.join("tokens.json")).to_string();
     for colour in ["#2f5d3a", "#ffe600", "#ff2bd6"] {
-        assert!(tokens.contains(colour), "{colour} (one per reference) in tokens.json");
+        assert!(
+            tokens.contains(colour),
+            "{colour} (one per reference) in tokens.json"
+        );
     }
     for n in 1..=3 {
         let shot = bundle.join(format!("screenshots/ref-{n}.png"));
         let bytes = std::fs::read(&shot).expect("screenshot");
         assert_eq!(&bytes[1..4], b"PNG", "{shot:?}");
     }
-    assert!(std::fs::read_to_string(bundle.join("design-brief.md")).expect("md").contains("calm"));
+    assert!(
+        std::fs::read_to_string(bundle.join("design-brief.md"))
+            .expect("md")
+            .contains("calm")
+    );
     check_report_renders(&bundle.join("report.html"), 3, 0);
 
     // One reference the workflow may not open: a failure named, the run goes on.
@@ -418,12 +574,22 @@ fn shopping_compares_three_stores_within_budget_and_renders_its_report() {
     assert_eq!(r["ok"], true, "{r}");
     let out = &r["result"];
     let files = files_of(out);
-    for f in ["deals.md", "offers.json", "comparison.csv", "report.html", "meta.json"] {
+    for f in [
+        "deals.md",
+        "offers.json",
+        "comparison.csv",
+        "report.html",
+        "meta.json",
+    ] {
         assert!(files.iter().any(|n| n == f), "{f} in {files:?}");
     }
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
     let offers = read_json(&bundle.join("offers.json"));
-    let list = offers["offers"].as_array().or(offers.as_array()).expect("offers").clone();
+    let list = offers["offers"]
+        .as_array()
+        .or(offers.as_array())
+        .expect("offers")
+        .clone();
     assert!(list.len() >= 2, "{offers}");
     for o in &list {
         assert_eq!(o["currency"], "USD", "{o}");
@@ -435,12 +601,25 @@ fn shopping_compares_three_stores_within_budget_and_renders_its_report() {
     assert!(out["summary"].as_str().unwrap_or_default().lines().count() <= 10);
     check_report_renders(&bundle.join("report.html"), 0, 1);
     let deals = std::fs::read_to_string(bundle.join("deals.md")).expect("deals");
-    insta::assert_snapshot!("shopping_deals", redacted(&deals, out["run_id"].as_str().unwrap_or("-")));
+    insta::assert_snapshot!(
+        "shopping_deals",
+        redacted(&deals, out["run_id"].as_str().unwrap_or("-"))
+    );
 
     // A budget nothing fits: a clear error, and the bundle is not complete.
-    let e = run(&d, "shopping", json!({"params": {"query": "trail running shoes", "budget": "1"}}));
+    let e = run(
+        &d,
+        "shopping",
+        json!({"params": {"query": "trail running shoes", "budget": "1"}}),
+    );
     assert_eq!(e["error"]["code"], "not_found", "{e}");
-    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("budget"), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("budget"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -464,7 +643,11 @@ fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
         assert_eq!(mode(&bundle.join(i)), 0o600);
     }
     let board = read_json(&bundle.join("storyboard.json"));
-    let shots = board["shots"].as_array().or(board.as_array()).expect("shots").clone();
+    let shots = board["shots"]
+        .as_array()
+        .or(board.as_array())
+        .expect("shots")
+        .clone();
     let total: f64 = shots.iter().filter_map(|s| s["duration"].as_f64()).sum();
     assert!((total - 30.0).abs() < 0.01, "{board}");
     for s in &shots {
@@ -493,7 +676,8 @@ fn regex_lite_ms(text: &str) -> String {
     text.lines()
         .map(|l| {
             let t = l.trim_start();
-            let key_ms = t.starts_with('"') && t.split('"').nth(1).is_some_and(|k| k.ends_with("_ms"));
+            let key_ms =
+                t.starts_with('"') && t.split('"').nth(1).is_some_and(|k| k.ends_with("_ms"));
             let key_at = t.starts_with("\"retrieved_at\"") || t.starts_with("\"created_at\"");
             if key_ms || key_at {
                 let indent = &l[..l.len() - t.len()];
@@ -524,19 +708,35 @@ fn research_reads_dates_from_the_pages_drops_shells_dedupes_and_passes_the_gate(
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
     let run_id = out["run_id"].as_str().expect("run id");
     let records = read_json(&bundle.join("records.json"));
-    let list = records["records"].as_array().or(records.as_array()).expect("records").clone();
+    let list = records["records"]
+        .as_array()
+        .or(records.as_array())
+        .expect("records")
+        .clone();
     assert_eq!(list.len(), 10, "{records}");
     // No record is dated "now", and the article from 2023 is out of the
     // 30-day timebox, not ranked as recent.
     let text = records.to_string();
-    assert!(!text.contains("2026-12-01T12:00"), "a record dated at retrieval: {text}");
+    assert!(
+        !text.contains("2026-12-01T12:00"),
+        "a record dated at retrieval: {text}"
+    );
     assert!(!text.contains("2023-"), "{text}");
     let meta = read_json(&bundle.join("meta.json"));
-    assert!(meta["concurrency"]["provider_calls_max"].as_u64() >= Some(2), "{meta}");
+    assert!(
+        meta["concurrency"]["provider_calls_max"].as_u64() >= Some(2),
+        "{meta}"
+    );
     for p in ["web", "community", "social"] {
-        assert!(meta["providers"][p]["calls"].as_u64() >= Some(1), "{p}: {meta}");
+        assert!(
+            meta["providers"][p]["calls"].as_u64() >= Some(1),
+            "{p}: {meta}"
+        );
     }
-    insta::assert_snapshot!("research_summary", redacted(out["summary"].as_str().unwrap_or_default(), run_id));
+    insta::assert_snapshot!(
+        "research_summary",
+        redacted(out["summary"].as_str().unwrap_or_default(), run_id)
+    );
     let report = std::fs::read_to_string(bundle.join("report.md")).expect("report");
     insta::assert_snapshot!("research_report", redacted(&report, run_id));
 
@@ -549,14 +749,21 @@ fn research_reads_dates_from_the_pages_drops_shells_dedupes_and_passes_the_gate(
     assert_eq!(r["ok"], true, "{r}");
     let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("bundle"));
     let records = read_json(&bundle.join("records.json"));
-    let list = records["records"].as_array().or(records.as_array()).expect("records").clone();
+    let list = records["records"]
+        .as_array()
+        .or(records.as_array())
+        .expect("records")
+        .clone();
     let old = list
         .iter()
         .position(|r| r.to_string().contains("2023-"))
         .expect("the 2023 article is in a ten-year timebox");
     assert_eq!(list[old]["recent"], false, "{}", list[old]);
     for above in &list[..old] {
-        assert_eq!(above["recent"], true, "only recent records rank above it: {above}");
+        assert_eq!(
+            above["recent"], true,
+            "only recent records rank above it: {above}"
+        );
     }
 }
 
@@ -580,9 +787,22 @@ fn research_with_a_failing_and_a_slow_provider_still_reports_and_names_them() {
     let slow = web().url("delay/20000/small");
     let d = small_daemon(
         &[
-            ("community", format!("[plugins.community]\nhn_url = \"{}/news/hn\"\nreddit_url = \"{}/news/reddit\"\n", web().url("status/500/small"), web().url("status/500/small"))),
-            ("social", format!("[plugins.social]\nbase_url = \"{slow}/news/mastodon\"\n")),
-            ("web", format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n")),
+            (
+                "community",
+                format!(
+                    "[plugins.community]\nhn_url = \"{}/news/hn\"\nreddit_url = \"{}/news/reddit\"\n",
+                    web().url("status/500/small"),
+                    web().url("status/500/small")
+                ),
+            ),
+            (
+                "social",
+                format!("[plugins.social]\nbase_url = \"{slow}/news/mastodon\"\n"),
+            ),
+            (
+                "web",
+                format!("[plugins.web]\nbase_url = \"{base}/news/ddg\"\n"),
+            ),
         ],
         &["research"],
     );
@@ -593,28 +813,57 @@ fn research_with_a_failing_and_a_slow_provider_still_reports_and_names_them() {
         json!({"params": {"topic": "webassembly sandboxing", "sources": "all"}, "now": NOW}),
     );
     assert_eq!(r["ok"], true, "{r}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
     let out = &r["result"];
     let failures = out["failures"].to_string();
-    assert!(failures.contains("community") && failures.contains("social"), "{failures}");
+    assert!(
+        failures.contains("community") && failures.contains("social"),
+        "{failures}"
+    );
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
     let report = std::fs::read_to_string(bundle.join("report.md")).expect("report");
-    assert!(report.contains("community") && report.contains("social"), "failures named in the report: {report}");
+    assert!(
+        report.contains("community") && report.contains("social"),
+        "failures named in the report: {report}"
+    );
 
     // Every provider down: an error naming each, no complete bundle.
     let dead = "http://127.0.0.1:9".to_string();
     let d = small_daemon(
         &[
             ("web", format!("[plugins.web]\nbase_url = \"{dead}\"\n")),
-            ("community", format!("[plugins.community]\nhn_url = \"{dead}\"\nreddit_url = \"{dead}\"\n")),
-            ("social", format!("[plugins.social]\nbase_url = \"{dead}\"\n")),
+            (
+                "community",
+                format!("[plugins.community]\nhn_url = \"{dead}\"\nreddit_url = \"{dead}\"\n"),
+            ),
+            (
+                "social",
+                format!("[plugins.social]\nbase_url = \"{dead}\"\n"),
+            ),
         ],
         &["research"],
     );
-    let e = run(&d, "research", json!({"params": {"topic": "webassembly sandboxing", "sources": "all"}, "now": NOW}));
+    let e = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "webassembly sandboxing", "sources": "all"}, "now": NOW}),
+    );
     assert_eq!(e["ok"], false, "{e}");
     let msg = e["error"]["message"].as_str().unwrap_or_default();
-    assert!(msg.contains("web") && msg.contains("community") && msg.contains("social"), "{e}");
+    assert!(
+        msg.contains("web") && msg.contains("community") && msg.contains("social"),
+        "{e}"
+    );
     let runs = d.ok("default", "artifacts_list", json!({}));
-    assert!(runs.as_array().expect("runs").iter().all(|r| r["complete"] == false), "{runs}");
+    assert!(
+        runs.as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["complete"] == false),
+        "{runs}"
+    );
 }

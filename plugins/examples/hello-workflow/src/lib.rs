@@ -3,7 +3,9 @@
 
 use webrig_workflow_sdk::serde_json::{Value, json};
 use webrig_workflow_sdk::types::*;
-use webrig_workflow_sdk::{ParamExt, Workflow, artifacts, export_workflow, param, progress, runtime};
+use webrig_workflow_sdk::{
+    ParamExt, Workflow, artifacts, export_workflow, param, progress, runtime,
+};
 
 struct Hello;
 
@@ -29,10 +31,16 @@ impl Workflow for Hello {
         progress("search", &format!("{} results", outcome.hits.len()), 1, 1);
         let mut md = format!("# {topic}\n\n");
         for hit in &outcome.hits {
-            md.push_str(&format!("- [{}]({}) ({})\n", hit.item.title, hit.item.url, hit.provider));
+            md.push_str(&format!(
+                "- [{}]({}) ({})\n",
+                hit.item.title, hit.item.url, hit.provider
+            ));
         }
         for f in &outcome.failures {
-            md.push_str(&format!("\n> {} failed: {} ({})\n", f.provider, f.message, f.code));
+            md.push_str(&format!(
+                "\n> {} failed: {} ({})\n",
+                f.provider, f.message, f.code
+            ));
         }
         artifacts::write("links.md", md.as_bytes())?;
         let summary: Vec<String> = outcome

@@ -20,7 +20,12 @@ impl Workflow for Guest {
             name: "Workflow guest".into(),
             description: "Misbehaves on request.".into(),
             params: vec![
-                param("mode", "string", true, "loop, trap, search, escape, browse, download"),
+                param(
+                    "mode",
+                    "string",
+                    true,
+                    "loop, trap, search, escape, browse, download",
+                ),
                 param("url", "string", false, "For download and browse."),
                 param("rounds", "integer", false, "Searches one after another.").with_default("1"),
             ],
@@ -52,9 +57,14 @@ impl Workflow for Guest {
             }
             "escape" => {
                 let mut refused = Vec::new();
-                for name in ["../escape.txt", "/tmp/escape.txt", "a\\b.txt", "meta.json",
-                    "bundle-manifest.json", "link/x.txt"]
-                {
+                for name in [
+                    "../escape.txt",
+                    "/tmp/escape.txt",
+                    "a\\b.txt",
+                    "meta.json",
+                    "bundle-manifest.json",
+                    "link/x.txt",
+                ] {
                     if let Err(e) = artifacts::write(name, b"x") {
                         refused.push(format!("{name}: {}", error_message(&e)));
                     }

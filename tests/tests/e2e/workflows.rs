@@ -666,13 +666,12 @@ fn redacted(text: &str, run_id: &str) -> String {
     let text = text
         .replace(&web().port().to_string(), "PORT")
         .replace(run_id, "RUN_ID");
-    let ms = regex_lite_ms(&text);
-    ms
+    redact_fields(&text)
 }
 
 /// `"…_ms": 123` and `"retrieved_at": "…"` → fixed values (no regex crate
 /// in the tests: a small scan).
-fn regex_lite_ms(text: &str) -> String {
+fn redact_fields(text: &str) -> String {
     text.lines()
         .map(|l| {
             let t = l.trim_start();

@@ -627,7 +627,11 @@ fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
     let d = small_daemon(&[], &[]);
     let _m = install_for_fixture(&d, "product-video");
     let url = web().url("small/shop/store-a/products/ridgeline-trail-runner-2.html");
-    let r = run(&d, "product-video", json!({"params": {"product_url": url}}));
+    let r = run(
+        &d,
+        "product-video",
+        json!({"params": {"product_url": url}, "now": NOW}),
+    );
     assert_eq!(r["ok"], true, "{r}");
     let out = &r["result"];
     let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
@@ -636,7 +640,10 @@ fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
         assert!(files.iter().any(|n| n == f), "{f} in {files:?}");
     }
     let images: Vec<&String> = files.iter().filter(|f| f.starts_with("images/")).collect();
-    assert!(!images.is_empty(), "{files:?}");
+    assert!(
+        images.len() >= 3,
+        "every image the product lists: {files:?}"
+    );
     for i in &images {
         let bytes = std::fs::read(bundle.join(i)).expect("image");
         assert_eq!(&bytes[1..4], b"PNG", "{i}");
@@ -655,6 +662,16 @@ fn product_video_downloads_images_into_the_bundle_and_storyboards_them() {
             assert!(images.iter().any(|i| *i == img), "{img} was downloaded");
         }
     }
+    let run_id = out["run_id"].as_str().unwrap_or("-");
+    let copy = std::fs::read_to_string(bundle.join("copy.md")).expect("copy");
+    insta::assert_snapshot!("product_video_copy", redacted(&copy, run_id));
+    insta::assert_snapshot!(
+        "product_video_storyboard",
+        redacted(
+            &serde_json::to_string_pretty(&board).unwrap_or_default(),
+            run_id
+        )
+    );
     // Both or neither of --product-url / --product-name: refused.
     let e = run(&d, "product-video", json!({"params": {}}));
     assert_eq!(e["error"]["code"], "invalid_argument", "{e}");

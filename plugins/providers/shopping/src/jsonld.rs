@@ -102,6 +102,14 @@ fn image_of(v: Option<&Value>) -> Option<String> {
     }
 }
 
+/// Every image a value lists, in order.
+fn images_of(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(items)) => items.iter().filter_map(|i| image_of(Some(i))).collect(),
+        other => image_of(other).into_iter().collect(),
+    }
+}
+
 fn product(v: &Value) -> Product {
     let offer = first_offer(v.get("offers"));
     let from_offer = |keys: &[&str]| {
@@ -129,6 +137,7 @@ fn product(v: &Value) -> Product {
         review_count: rating
             .and_then(|r| text_of(r.get("reviewCount")).or_else(|| text_of(r.get("ratingCount")))),
         image: image_of(v.get("image")),
+        images: images_of(v.get("image")),
         sku: text_of(v.get("sku")).or_else(|| text_of(v.get("gtin13"))),
     }
 }

@@ -128,6 +128,7 @@ fn product(doc: &Document, scope: NodeId) -> Product {
         rating: from_rating("ratingValue"),
         review_count: from_rating("reviewCount").or_else(|| from_rating("ratingCount")),
         image: get_text(doc, &props, "image"),
+        images: get_text(doc, &props, "image").into_iter().collect(),
         sku: get_text(doc, &props, "sku"),
     }
 }

@@ -21,11 +21,15 @@ pub struct Product {
     pub review_count: Option<String>,
     /// Absolute URL of the first image.
     pub image: Option<String>,
+    /// Every image the page lists for the product (absolute URLs, first
+    /// included), for callers that want more than one.
+    pub images: Vec<String>,
     pub sku: Option<String>,
 }
 
 impl Product {
     fn extras(&self) -> Vec<(String, String)> {
+        let images = (self.images.len() > 1).then(|| self.images.join(" "));
         [
             ("price", &self.price),
             ("currency", &self.currency),
@@ -34,6 +38,7 @@ impl Product {
             ("rating", &self.rating),
             ("review_count", &self.review_count),
             ("image", &self.image),
+            ("images", &images),
             ("sku", &self.sku),
         ]
         .into_iter()
@@ -90,6 +95,12 @@ impl Product {
             .filter(|_| !self.url.is_empty())
             .unwrap_or_else(|| page_url.to_string());
         self.image = self.image.and_then(|i| url::resolve(page_url, &i));
+        self.images = std::mem::take(&mut self.images)
+            .into_iter()
+            .filter_map(|i| url::resolve(page_url, &i))
+            .filter(|i| !i.contains(char::is_whitespace))
+            .take(12)
+            .collect();
         self.availability = self
             .availability
             .map(|a| a.rsplit(['/', ':']).next().unwrap_or(&a).trim().to_string());

@@ -1,5 +1,6 @@
 //! Outbound GET through the host's `http` import, with statuses mapped to
-//! typed errors so providers never hand a 404 page to a parser.
+//! typed errors so providers never hand a 404 page to a parser. Natively
+//! (`cargo test`) requests go to [`crate::testing`]'s mock instead.
 
 use crate::types::Error;
 use crate::webrig::plugin::http as wit_http;
@@ -43,7 +44,7 @@ pub fn get(url: &str) -> Result<Response, Error> {
 /// report the status themselves. Transport failures and refused grants are
 /// still errors.
 pub fn get_unchecked(url: &str) -> Result<Response, Error> {
-    let resp = wit_http::fetch(&wit_http::Request {
+    send(&wit_http::Request {
         method: "GET".into(),
         url: url.to_string(),
         headers: DEFAULT_HEADERS
@@ -51,13 +52,26 @@ pub fn get_unchecked(url: &str) -> Result<Response, Error> {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         body: None,
-    })?;
+    })
+}
+
+/// The host's `http` import.
+#[cfg(target_arch = "wasm32")]
+fn send(req: &wit_http::Request) -> Result<Response, Error> {
+    let resp = wit_http::fetch(req)?;
     Ok(Response {
         status: resp.status,
         headers: resp.headers,
         body: resp.body,
         final_url: resp.final_url,
     })
+}
+
+/// Natively (`cargo test`) the import does not exist: the mock answers
+/// (see [`crate::testing`]).
+#[cfg(not(target_arch = "wasm32"))]
+fn send(req: &wit_http::Request) -> Result<Response, Error> {
+    crate::testing::fetch(req)
 }
 
 /// GETs `url` and returns the body as text (see [`Response::text`]).

@@ -26,6 +26,8 @@ wit_bindgen::generate!({
 });
 
 pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
 
 // The pure helpers live in webrig-kit (workflows use them too).
 pub use webrig_kit::{date, html, url};
@@ -107,8 +109,12 @@ macro_rules! export_provider {
 
 /// A setting from the user's `[plugins.<id>]` table, trimmed; `None` when
 /// unset or blank, so callers fall back to the real service's default.
+/// Natively (`cargo test`), what [`testing::set_config`] set.
 pub fn config(key: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
     let value = webrig::plugin::config::get(key)?;
+    #[cfg(not(target_arch = "wasm32"))]
+    let value = testing::config(key)?;
     let value = value.trim();
     (!value.is_empty()).then(|| value.to_string())
 }
@@ -153,8 +159,29 @@ pub fn require_http_url(url: &str) -> Result<&str, Error> {
 }
 
 /// Messages for the host's log (tagged with the plugin id by the host).
+/// Natively (`cargo test`) they are kept for [`testing::logs`].
 pub mod log {
+    #[cfg(target_arch = "wasm32")]
     use crate::webrig::plugin::log::{Level, log};
+
+    #[cfg(not(target_arch = "wasm32"))]
+    enum Level {
+        Debug,
+        Info,
+        Warn,
+        Error,
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn log(level: Level, message: &str) {
+        let level = match level {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        };
+        crate::testing::log(level, message);
+    }
 
     pub fn debug(message: &str) {
         log(Level::Debug, message);

@@ -27,6 +27,9 @@ wit_bindgen::generate!({
 pub use serde_json;
 pub use webrig_kit as kit;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
+
 /// The WIT records and error type, under short names.
 pub mod types {
     pub use crate::webrig::plugin0_1_0::types::{Document, Error, ResultItem, SearchRequest};
@@ -112,13 +115,40 @@ impl ParamExt for Param {
 
 /// Tells the user what the run is doing.
 pub fn progress(stage: &str, message: &str, done: u32, total: u32) {
+    #[cfg(target_arch = "wasm32")]
     webrig::plugin0_2_0::progress::report(stage, message, done, total);
+    #[cfg(not(target_arch = "wasm32"))]
+    testing::report(stage, message, done, total);
 }
 
-/// The provider runtime.
+/// The provider runtime. Natively (`cargo test`), [`crate::testing`]'s
+/// mock answers.
 pub mod runtime {
     use super::types::*;
+    #[cfg(target_arch = "wasm32")]
     use crate::webrig::plugin0_2_0::runtime as rt;
+
+    /// Natively: the same calls, answered by the mock.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod rt {
+        use crate::testing;
+        use crate::types::*;
+
+        pub fn search(source: &str, req: &SearchRequest) -> Result<SearchOutcome, Error> {
+            testing::search(source, req)
+        }
+
+        pub fn search_many(
+            sources: &[String],
+            req: &SearchRequest,
+        ) -> Vec<Result<SearchOutcome, Error>> {
+            sources.iter().map(|s| testing::search(s, req)).collect()
+        }
+
+        pub fn fetch_many(urls: &[String]) -> Vec<Result<Fetched, Failure>> {
+            urls.iter().map(|u| testing::fetch(u)).collect()
+        }
+    }
 
     fn request(query: &str, limit: u32) -> SearchRequest {
         SearchRequest {
@@ -148,9 +178,13 @@ pub mod runtime {
     }
 }
 
-/// The run's bundle.
+/// The run's bundle. Natively (`cargo test`), files are kept for
+/// [`crate::testing::artifacts`].
 pub mod artifacts {
     use super::types::*;
+    #[cfg(not(target_arch = "wasm32"))]
+    use crate::testing as a;
+    #[cfg(target_arch = "wasm32")]
     use crate::webrig::plugin0_2_0::artifacts as a;
 
     pub fn write(name: &str, bytes: &[u8]) -> Result<String, Error> {
@@ -182,20 +216,36 @@ pub mod browser {
 
 /// Settings from `[plugins.<id>]` in config.toml, trimmed; None when blank.
 pub fn config(key: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
     let v = webrig::plugin0_1_0::config::get(key)?;
+    #[cfg(not(target_arch = "wasm32"))]
+    let v = testing::config(key)?;
     let v = v.trim();
     (!v.is_empty()).then(|| v.to_string())
 }
 
-/// Messages for the host's log.
+/// Messages for the host's log. Natively (`cargo test`) they are kept for
+/// [`crate::testing::logs`].
 pub mod log {
+    #[cfg(target_arch = "wasm32")]
     use crate::webrig::plugin0_1_0::log::{Level, log};
 
+    #[cfg(target_arch = "wasm32")]
     pub fn info(message: &str) {
         log(Level::Info, message);
     }
+    #[cfg(target_arch = "wasm32")]
     pub fn warn(message: &str) {
         log(Level::Warn, message);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn info(message: &str) {
+        crate::testing::log("info", message);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn warn(message: &str) {
+        crate::testing::log("warn", message);
     }
 }
 

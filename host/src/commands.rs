@@ -14,6 +14,7 @@ pub mod envelope;
 mod macros;
 mod nav;
 pub mod openapi;
+mod plugin_dev;
 mod plugins;
 mod providers;
 mod read;
@@ -33,6 +34,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{Cx, HeldTab};
+pub use plugin_dev::log_line;
 
 use crate::error::ApiError;
 
@@ -332,6 +334,8 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<plugins::PluginGrant>(),
         Entry::of::<plugins::PluginRevoke>(),
         Entry::of::<plugins::PluginReload>(),
+        Entry::of::<plugin_dev::PluginDev>(),
+        Entry::of::<plugin_dev::PluginLogs>(),
         Entry::of::<daemon::DaemonStatus>(),
         Entry::of::<daemon::Pair>(),
         Entry::of::<daemon::TokenRotate>(),

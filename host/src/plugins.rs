@@ -129,6 +129,8 @@ pub struct PluginHost {
     plugins: RwLock<BTreeMap<String, Arc<Plugin>>>,
     /// `config.toml` as last read: its stamp and the `[plugins.*]` settings.
     config: std::sync::Mutex<(Option<FileStamp>, PluginSettings)>,
+    /// Each plugin's log, by id (kept across reloads).
+    logs: std::sync::Mutex<BTreeMap<String, Arc<host::LogRing>>>,
 }
 
 impl PluginHost {
@@ -146,9 +148,20 @@ impl PluginHost {
             browser,
             plugins: RwLock::default(),
             config: std::sync::Mutex::new((None, PluginSettings::default())),
+            logs: std::sync::Mutex::default(),
         };
         host.reload_all();
         Ok(host)
+    }
+
+    /// Plugin `id`'s log ring (made on first use).
+    pub fn logs_of(&self, id: &str) -> Arc<host::LogRing> {
+        self.logs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(id.to_string())
+            .or_default()
+            .clone()
     }
 
     pub fn runtime(&self) -> &Runtime {
@@ -248,7 +261,8 @@ impl PluginHost {
             Effective::with_settings(&installed.manifest.capabilities, &installed.grant, &mine),
             mine,
         )
-        .for_plugin(&installed.manifest.id, self.browser.clone());
+        .for_plugin(&installed.manifest.id, self.browser.clone())
+        .with_logs(self.logs_of(&installed.manifest.id));
         let stamp = FileStamp::of(&installed.component_path());
         let loaded = if problems.is_empty() {
             self.link(&installed)

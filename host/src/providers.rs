@@ -299,19 +299,31 @@ impl Providers {
     /// The providers a source policy selects, in a stable order. `auto`:
     /// web and community, plus shopping for shopping-like queries and social
     /// for `#tags`; everything when none of those is installed.
+    /// `source` is a source policy (see [`SOURCES`]) or one installed
+    /// provider's id.
     pub fn select(&self, source: &str, query: &str) -> Result<Vec<Arc<Plugin>>, String> {
-        if !SOURCES.contains(&source) {
-            return Err(format!(
-                "unknown source {source:?}; one of {}",
-                SOURCES.join(", ")
-            ));
-        }
         let searchable: Vec<Arc<Plugin>> = self
             .host
             .all()
             .into_iter()
             .filter(|p| p.does("search"))
             .collect();
+        if !SOURCES.contains(&source) {
+            if let Some(p) = searchable.iter().find(|p| p.id() == source) {
+                return Ok(vec![p.clone()]);
+            }
+            let mut ids: Vec<&str> = searchable.iter().map(|p| p.id()).collect();
+            ids.sort_unstable();
+            return Err(format!(
+                "unknown source {source:?}; one of {}, or a provider id ({})",
+                SOURCES.join(", "),
+                if ids.is_empty() {
+                    "none installed".to_string()
+                } else {
+                    ids.join(", ")
+                }
+            ));
+        }
         let wanted: Vec<String> = match source {
             "all" => return Ok(searchable),
             "auto" => {

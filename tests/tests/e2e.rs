@@ -3,6 +3,7 @@
 
 mod e2e {
     pub mod actions;
+    pub mod authoring;
     pub mod boundary;
     pub mod capture;
     pub mod cli;

@@ -179,7 +179,15 @@ pub struct Started {
 pub async fn start(browser: &[String], stderr: std::fs::File) -> Result<Started, String> {
     let dir = crate::config::private_tempdir("webrig-cdp-", None)
         .map_err(|e| format!("cannot create a socket dir: {e}"))?;
-    let exe = std::env::current_exe().map_err(|e| format!("finding webrig: {e}"))?;
+    // The running binary itself: after an upgrade replaced the file on
+    // disk, `current_exe` names a deleted path, but /proc/self/exe still
+    // opens the image this daemon runs.
+    let proc_exe = std::path::PathBuf::from("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        proc_exe
+    } else {
+        std::env::current_exe().map_err(|e| format!("finding webrig: {e}"))?
+    };
     let mut keeper = tokio::process::Command::new(exe)
         .arg("browser-keeper")
         .arg(&dir)

@@ -32,6 +32,16 @@ impl Progress {
     }
 
     pub fn event(&mut self, v: &Value) {
+        if v.get("event").and_then(Value::as_str) == Some("log") {
+            // A followed log: the lines are the output, on stdout (as JSON
+            // lines with --json).
+            if self.quiet {
+                println!("{}", v["line"]);
+            } else if let Ok(line) = serde_json::from_value(v["line"].clone()) {
+                println!("{}", crate::commands::log_line(&line));
+            }
+            return;
+        }
         if self.quiet {
             return;
         }

@@ -85,6 +85,12 @@ impl Cx {
 
     /// Refuses `what` (a local path or file URL) unless the caller may name
     /// local files.
+    /// A daemon-scope copy (same state, deadline and file access; no
+    /// session), for running another command's logic from this one.
+    pub fn fork(&self) -> Cx {
+        Cx::new(self.state.clone(), None, None, self.deadline).with_local_files(self.local_files)
+    }
+
     pub fn with_events(mut self, events: Option<crate::workflows::Events>) -> Self {
         self.events = events;
         self

@@ -60,7 +60,7 @@ impl PluginView {
         }
     }
 
-    fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let state = match &self.error {
             None => "ready".to_string(),
             Some(e) => format!("REFUSED: {e}"),

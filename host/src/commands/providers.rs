@@ -25,7 +25,25 @@ pub struct Search {
     #[arg(long, default_value_t = 10)]
     #[serde(default = "ten")]
     pub limit: u32,
+    /// Ask only this provider (an installed provider's id), whatever its
+    /// source: for trying a plugin you are writing.
+    #[arg(long)]
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Provider-specific options (`search-request.options`), e.g.
+    /// `--option site=example.com`; repeatable.
+    #[arg(skip)]
+    #[serde(default)]
+    pub options: std::collections::BTreeMap<String, String>,
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub option_flags: Vec<String>,
 }
+
+/// Most options one search may carry, and their size.
+const MAX_OPTIONS: usize = 32;
+const MAX_OPTION: usize = 1024;
 
 fn auto() -> String {
     "auto".into()
@@ -42,8 +60,28 @@ impl Command for Search {
     const SCOPE: Scope = Scope::Daemon;
     type Output = SearchOutcome;
 
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        for flag in std::mem::take(&mut self.option_flags) {
+            let (k, v) = flag.split_once('=').ok_or_else(|| {
+                ApiError::invalid(format!("--option {flag:?}: expected KEY=VALUE"))
+            })?;
+            self.options.insert(k.trim().to_string(), v.to_string());
+        }
+        Ok(())
+    }
+
     async fn run(self, cx: Cx) -> Result<SearchOutcome, ApiError> {
         let query = self.query.trim();
+        if self.options.len() > MAX_OPTIONS
+            || self
+                .options
+                .iter()
+                .any(|(k, v)| k.is_empty() || k.len() + v.len() > MAX_OPTION)
+        {
+            return Err(ApiError::invalid(format!(
+                "at most {MAX_OPTIONS} options, each a non-empty key and under {MAX_OPTION} bytes"
+            )));
+        }
         if query.is_empty() {
             return Err(ApiError::invalid("the query is empty"));
         }
@@ -57,11 +95,29 @@ impl Command for Search {
                 "--limit must be 1..={MAX_LIMIT}"
             )));
         }
-        let out = cx
-            .state()
-            .providers()
-            .await?
-            .search(query, &self.source, self.limit, cx.deadline())
+        let providers = cx.state().providers().await?;
+        let source = match &self.provider {
+            Some(id) => {
+                let p = providers.host().get(id).ok_or_else(|| {
+                    ApiError::not_found(format!("no provider {id:?} is installed"))
+                        .with_hint("see webrig providers")
+                })?;
+                if !p.does("search") {
+                    return Err(ApiError::invalid(format!(
+                        "provider {id:?} does not search"
+                    )));
+                }
+                id.clone()
+            }
+            None => self.source.clone(),
+        };
+        let req = crate::plugins::engine::wit::SearchRequest {
+            query: query.to_string(),
+            limit: self.limit,
+            options: self.options.clone().into_iter().collect(),
+        };
+        let out = providers
+            .search_with(&source, req, self.limit as usize, cx.deadline())
             .await
             .map_err(ApiError::invalid)?;
         if out.meta.providers.is_empty() {

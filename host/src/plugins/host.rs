@@ -28,6 +28,8 @@ pub struct Access {
     pub settings: Arc<BTreeMap<String, String>>,
     /// Its cache, kept across calls (each call gets a fresh store).
     cache: Arc<Mutex<PluginCache>>,
+    /// Its log, kept across calls and reloads.
+    pub logs: Arc<LogRing>,
 }
 
 impl Access {
@@ -38,6 +40,7 @@ impl Access {
             grants: Arc::new(grants),
             settings: Arc::new(settings),
             cache: Arc::default(),
+            logs: Arc::default(),
         }
     }
 
@@ -45,6 +48,12 @@ impl Access {
     pub fn for_plugin(mut self, id: &str, browser: Option<Arc<dyn BrowserBridge>>) -> Access {
         self.plugin = Arc::from(id);
         self.browser = browser;
+        self
+    }
+
+    /// The same access writing to `logs` (the plugin's ring).
+    pub fn with_logs(mut self, logs: Arc<LogRing>) -> Access {
+        self.logs = logs;
         self
     }
 }
@@ -153,7 +162,9 @@ pub struct HostState {
     /// Set when a WASI wait was cut at the deadline: the call ran out of
     /// time even if the epoch ticker (a thread) had not caught up yet.
     pub cut_short: Arc<std::sync::atomic::AtomicBool>,
-    pub logs: Vec<(String, String)>,
+    /// Log lines this call wrote (capped per call, so one call cannot
+    /// flush the plugin's ring).
+    logged: u32,
     /// Time this call spent blocked in host imports (pages, HTTP, the
     /// provider runtime): not charged to a workflow's CPU budget.
     waited: Duration,
@@ -173,7 +184,7 @@ impl HostState {
             pages: Vec::new(),
             browsing,
             cut_short: Arc::default(),
-            logs: Vec::new(),
+            logged: 0,
             waited: Duration::ZERO,
             run: None,
         }
@@ -236,14 +247,92 @@ impl config::Host for HostState {
 
 impl types::Host for HostState {}
 
+/// Lines one call may add to its plugin's log.
+const LOG_PER_CALL: u32 = 200;
+/// Lines a plugin's log keeps (the oldest go first).
+const LOG_LINES: usize = 1000;
+
 impl log::Host for HostState {
     fn log(&mut self, level: log::Level, message: String) {
-        let level = format!("{level:?}").to_lowercase();
-        tracing::debug!(%level, message = %message.chars().take(2000).collect::<String>(), "plugin");
-        if self.logs.len() < 1000 {
-            self.logs
-                .push((level, message.chars().take(2000).collect()));
+        if self.logged >= LOG_PER_CALL {
+            return;
         }
+        self.logged += 1;
+        let message: String = message
+            .chars()
+            .take(2000)
+            .map(|c| {
+                if c.is_control() && c != '\n' && c != '\t' {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let plugin = &*self.access.plugin;
+        let name = match level {
+            log::Level::Debug => {
+                tracing::debug!(%plugin, %message, "plugin log");
+                "debug"
+            }
+            log::Level::Info => {
+                tracing::info!(%plugin, %message, "plugin log");
+                "info"
+            }
+            log::Level::Warn => {
+                tracing::warn!(%plugin, %message, "plugin log");
+                "warn"
+            }
+            log::Level::Error => {
+                tracing::error!(%plugin, %message, "plugin log");
+                "error"
+            }
+        };
+        self.access.logs.push(name, message);
+    }
+}
+
+/// One line a plugin logged.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct LogLine {
+    /// Increases by one per line of this plugin (since the daemon started).
+    pub seq: u64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub level: String,
+    pub message: String,
+}
+
+/// A plugin's recent log lines, kept across calls and reloads.
+#[derive(Debug, Default)]
+pub struct LogRing {
+    lines: Mutex<(u64, std::collections::VecDeque<LogLine>)>,
+}
+
+impl LogRing {
+    pub fn push(&self, level: &str, message: String) {
+        let mut g = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        g.0 += 1;
+        let seq = g.0;
+        if g.1.len() >= LOG_LINES {
+            g.1.pop_front();
+        }
+        g.1.push_back(LogLine {
+            seq,
+            at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+            level: level.to_string(),
+            message,
+        });
+    }
+
+    /// Lines after `seq`, oldest first, at most the last `limit`.
+    pub fn after(&self, seq: u64, limit: usize) -> Vec<LogLine> {
+        let g = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let newer: Vec<&LogLine> = g.1.iter().filter(|l| l.seq > seq).collect();
+        newer[newer.len().saturating_sub(limit)..]
+            .iter()
+            .map(|l| (*l).clone())
+            .collect()
     }
 }
 

@@ -31,7 +31,8 @@ impl Provider for Hello {
                 title: format!("Hello, {} #{i}", req.query),
                 snippet: "a greeting".into(),
                 published: None,
-                extra: vec![],
+                // Options (`webrig search --option k=v`) come back as extras.
+                extra: req.options.clone(),
             })
             .collect())
     }

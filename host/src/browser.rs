@@ -12,6 +12,7 @@ pub mod keys;
 pub mod launch;
 pub mod nav;
 pub mod read;
+pub mod relay;
 pub mod session;
 pub mod snapshot;
 pub mod tab;

@@ -18,6 +18,7 @@ mod plugin_dev;
 mod plugins;
 mod providers;
 mod read;
+mod relay;
 mod session;
 mod snapshot;
 pub mod surface;
@@ -277,6 +278,10 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     vec![
         Entry::of::<session::Launch>(),
         Entry::of::<session::Connect>(),
+        Entry::of::<relay::Borrow>(),
+        Entry::of::<relay::Release>(),
+        Entry::of::<relay::ExtensionPath>(),
+        Entry::of::<relay::ExtensionStatus>(),
         Entry::of::<session::Sessions>(),
         Entry::of::<session::Close>(),
         Entry::of::<nav::Goto>(),

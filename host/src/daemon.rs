@@ -4,6 +4,7 @@
 //! per-session ordering of commands. It must not know how commands work inside.
 
 mod dispatch;
+pub mod extension;
 mod guard;
 mod listen;
 mod plugin_browser;
@@ -109,6 +110,8 @@ pub struct State {
     providers: tokio::sync::OnceCell<Result<Arc<crate::providers::Providers>, String>>,
     /// The macro engine and packs, made on first use.
     macros: std::sync::OnceLock<crate::macros::Macros>,
+    /// The user's browser through the extension, while it is connected.
+    relay: Mutex<Option<Arc<crate::browser::relay::Link>>>,
 }
 
 impl State {
@@ -134,7 +137,21 @@ impl State {
             shutdown: watch::channel(false).0,
             providers: tokio::sync::OnceCell::new(),
             macros: std::sync::OnceLock::new(),
+            relay: Mutex::new(None),
         })
+    }
+
+    /// The extension's link, when one is connected.
+    pub fn relay(&self) -> Option<Arc<crate::browser::relay::Link>> {
+        self.relay
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .filter(|l| !l.is_closed())
+    }
+
+    pub fn set_relay(&self, link: Arc<crate::browser::relay::Link>) {
+        *self.relay.lock().unwrap_or_else(|e| e.into_inner()) = Some(link);
     }
 
     /// The provider runtime over the installed plugins, with an edited
@@ -238,7 +255,7 @@ impl State {
         )
     }
 
-    fn limiter(&self) -> std::sync::MutexGuard<'_, guard::Limiter> {
+    pub(crate) fn limiter(&self) -> std::sync::MutexGuard<'_, guard::Limiter> {
         self.limiter.lock().unwrap_or_else(|e| e.into_inner())
     }
 

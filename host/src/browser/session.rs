@@ -22,6 +22,11 @@ const ADOPT_PATIENCE: Duration = Duration::from_secs(2);
 /// How a binding names a browser reached through its keeper's socket.
 const PIPE_PREFIX: &str = "pipe:";
 
+/// The endpoint of a session bound to the user's browser through the
+/// extension relay (never persisted: the extension reconnects by itself,
+/// and a session binds again with `connect --extension`).
+const RELAY_ENDPOINT: &str = "extension:";
+
 enum Owner {
     /// Started by webrig (now, or by an earlier daemon and re-attached):
     /// closed with the session, its throwaway profile deleted.
@@ -82,6 +87,18 @@ impl Browser {
             executable: None,
             owner: Owner::Connected,
         })
+    }
+
+    /// The user's own browser through the extension relay; new tabs go to
+    /// the tab group `group`.
+    pub fn relay(link: &Arc<super::relay::Link>, group: &str) -> Browser {
+        Browser {
+            conn: link.connection(group),
+            new_pages: Default::default(),
+            endpoint: RELAY_ENDPOINT.into(),
+            executable: None,
+            owner: Owner::Connected,
+        }
     }
 
     /// Re-attaches to a browser an earlier daemon bound to a session.
@@ -225,6 +242,8 @@ pub struct SessionState {
     /// Shared with the daemon so `close` can cut a stuck command loose.
     interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
     bindings: Arc<Bindings>,
+    /// Tabs borrowed from the user (relay sessions): released, not closed.
+    borrowed: std::collections::HashSet<String>,
 }
 
 impl SessionState {
@@ -242,6 +261,7 @@ impl SessionState {
             tabs: Vec::new(),
             active: None,
             next_tab: 1,
+            borrowed: Default::default(),
             max_tabs: limits.tabs_per_session,
             launch_memory_mib: limits.session_memory_mib + limits.min_free_memory_mib,
             interrupt,
@@ -335,6 +355,73 @@ impl SessionState {
             .await
     }
 
+    /// Binds this session to the user's browser through the extension.
+    pub async fn connect_extension(
+        &mut self,
+        link: &Arc<super::relay::Link>,
+    ) -> Result<(), ApiError> {
+        let group = format!("webrig {}", self.name);
+        self.replace_browser(Browser::relay(link, &group)).await
+    }
+
+    /// Whether this session drives the user's browser through the relay.
+    pub fn is_relay(&self) -> bool {
+        self.browser
+            .as_ref()
+            .is_some_and(|b| b.endpoint == RELAY_ENDPOINT)
+    }
+
+    fn relay_connection(&mut self) -> Result<Connection, ApiError> {
+        if !self.is_relay() {
+            return Err(ApiError::invalid(format!(
+                "session {:?} is not bound to your browser",
+                self.name
+            ))
+            .with_hint("bind it with webrig connect --extension"));
+        }
+        Ok(self.connection()?.clone())
+    }
+
+    /// The user's open tabs (through the relay), for `borrow` to pick from.
+    pub async fn user_tabs(&mut self) -> Result<Vec<Value>, ApiError> {
+        let conn = self.relay_connection()?;
+        let v = conn.call(None, "Relay.tabs", json!({})).await?;
+        Ok(v["tabs"].as_array().cloned().unwrap_or_default())
+    }
+
+    /// Takes the user's tab `target` into this session (it stays in the
+    /// user's group and goes back on release) and makes it active.
+    pub async fn borrow(&mut self, target: &str) -> Result<Tab, ApiError> {
+        if self.tabs.iter().any(|t| t.target_id() == target) {
+            return Err(ApiError::invalid("this session already holds that tab"));
+        }
+        let conn = self.relay_connection()?;
+        conn.call(None, "Relay.borrow", json!({ "targetId": target }))
+            .await?;
+        let tab = self.attach(target).await?;
+        self.borrowed.insert(tab.id().to_string());
+        self.active = Some(tab.id().to_string());
+        Ok(tab)
+    }
+
+    /// Gives borrowed tab `id` back to the user (detached, left open).
+    pub async fn release(&mut self, id: &str) -> Result<(), ApiError> {
+        if !self.borrowed.contains(id) {
+            return Err(ApiError::invalid(format!("tab {id} was not borrowed"))
+                .with_hint("close the session's own tabs with webrig tab close"));
+        }
+        self.close_tab(id).await?;
+        self.borrowed.remove(id);
+        Ok(())
+    }
+
+    /// The tabs this session borrowed from the user.
+    pub fn borrowed(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.borrowed.iter().cloned().collect();
+        v.sort();
+        v
+    }
+
     /// Re-attaches to the browser an earlier daemon bound to this session.
     pub async fn adopt(&mut self, binding: &Binding) -> Result<(), ApiError> {
         self.replace_browser(Browser::adopt(binding).await?).await
@@ -356,7 +443,8 @@ impl SessionState {
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));
-        self.bindings.set(&self.name, Some(browser.binding()));
+        let binding = (browser.endpoint != RELAY_ENDPOINT).then(|| browser.binding());
+        self.bindings.set(&self.name, binding);
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {
             if let Some(browser) = self.browser.take() {

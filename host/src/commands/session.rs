@@ -70,6 +70,19 @@ impl Command for Launch {
     }
 }
 
+/// The extension's link, or why there is none.
+pub fn relay_link(cx: &Cx) -> Result<std::sync::Arc<crate::browser::relay::Link>, ApiError> {
+    cx.state().relay().ok_or_else(|| {
+        ApiError::new(
+            crate::error::ErrorCode::BrowserGone,
+            "the webrig extension is not connected",
+        )
+        .with_hint(
+            "load it (webrig extension path), pair it (webrig pair), and keep the browser open",
+        )
+    })
+}
+
 async fn started(session: &mut crate::browser::SessionState) -> Result<Started, ApiError> {
     let tabs = session.list_tabs().await?;
     Ok(Started {
@@ -78,12 +91,20 @@ async fn started(session: &mut crate::browser::SessionState) -> Result<Started, 
     })
 }
 
-/// Attach the session to a running browser (http://host:port or ws://…).
+/// Attach the session to a running browser (http://host:port or ws://…),
+/// or with --extension to your own Chrome through the webrig extension.
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Connect {
     /// `http://127.0.0.1:9222` (a browser started with --remote-debugging-port) or its `ws://` URL.
-    pub endpoint: String,
+    #[arg(required_unless_present = "extension")]
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// Your own browser, through the paired webrig extension: new tabs go
+    /// to the session's tab group; `borrow` takes tabs you have open.
+    #[arg(long, conflicts_with = "endpoint")]
+    #[serde(default)]
+    pub extension: bool,
 }
 
 impl Command for Connect {
@@ -93,8 +114,17 @@ impl Command for Connect {
     type Output = Started;
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        if self.extension {
+            let link = relay_link(&cx)?;
+            let session = cx.session()?;
+            session.connect_extension(&link).await?;
+            return started(session).await;
+        }
+        let endpoint = self
+            .endpoint
+            .ok_or_else(|| ApiError::invalid("connect needs an endpoint, or --extension"))?;
         let session = cx.session()?;
-        session.connect(&self.endpoint).await?;
+        session.connect(&endpoint).await?;
         started(session).await
     }
 

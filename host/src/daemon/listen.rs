@@ -208,7 +208,10 @@ async fn handle<Io: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
         .timer(TokioTimer::new())
         .header_read_timeout(rules.header_timeout)
         .keep_alive(true);
-    let served = builder.serve_connection(TokioIo::new(io), service);
+    // With upgrades: the extension's WebSocket leaves HTTP here.
+    let served = builder
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
     tokio::pin!(served);
     let mut stopping = false;
     loop {

@@ -31,7 +31,8 @@ pub fn app(state: Arc<State>) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/ping", get(ping))
-        .route("/pair", post(pair))
+        .route("/pair", post(pair).options(super::extension::preflight))
+        .route("/extension", get(super::extension::connect))
         .merge(authed)
         .fallback(unknown_path)
         .method_not_allowed_fallback(wrong_method)
@@ -137,8 +138,17 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
     let Ok(body) = serde_json::from_slice::<PairBody>(&body) else {
         return refuse(ErrorCode::InvalidArgument, "send {\"code\": \"123456\"}");
     };
-    match state.redeem(&body.code) {
-        Redeem::Ok => axum::Json(json!({ "token": state.token() })).into_response(),
+    let origin = headers
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let mut resp = match state.redeem(&body.code) {
+        Redeem::Ok => {
+            // This extension, and only it, may connect from now on.
+            super::extension::remember_origin(&state, &origin);
+            axum::Json(json!({ "token": state.token() })).into_response()
+        }
         Redeem::NoCode => refuse(
             ErrorCode::Unauthorized,
             "no pairing code is active; run webrig pair",
@@ -155,7 +165,9 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
             ErrorCode::Unauthorized,
             &format!("wrong code; {tries_left} tries left"),
         ),
-    }
+    };
+    super::extension::cors(&mut resp, &origin);
+    resp
 }
 
 async fn command(

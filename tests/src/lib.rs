@@ -3,6 +3,7 @@
 //! throwaway home. Real Chromium, real HTTP; nothing is mocked.
 
 mod fixture;
+pub mod user_browser;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

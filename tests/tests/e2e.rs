@@ -14,6 +14,7 @@ mod e2e {
     pub mod plugins;
     pub mod providers;
     pub mod read;
+    pub mod relay;
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;

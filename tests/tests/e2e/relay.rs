@@ -1,0 +1,114 @@
+//! The extension relay: the user's own Chromium with the unpacked webrig
+//! extension, paired through its popup; the session drives it through the
+//! extension only (webrig never sees its DevTools port).
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use webrig_tests::user_browser::{UserBrowser, extension_id};
+
+use crate::{Daemon, web};
+
+/// A daemon and a user browser whose extension is paired and connected.
+fn paired() -> (Daemon, UserBrowser) {
+    let d = Daemon::start().expect("daemon");
+    let user = UserBrowser::start();
+    let code = d.ok("default", "pair", json!({}));
+    user.pair(d.port(), code["code"].as_str().expect("code"));
+    wait_connected(&d);
+    (d, user)
+}
+
+fn wait_connected(d: &Daemon) -> Value {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = d.ok("default", "extension_status", json!({}));
+        if s["connected"] == true {
+            return s;
+        }
+        assert!(Instant::now() < until, "the extension did not connect: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A raw WebSocket handshake to /extension: the status code it gets.
+fn handshake(d: &Daemon, origin: &str, token: &str) -> u16 {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", d.port())).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let req = format!(
+        "GET /extension HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Protocol: webrig.v1, webrig-token.{token}\r\nOrigin: {origin}\r\n\r\n",
+        d.port()
+    );
+    s.write_all(req.as_bytes()).expect("write");
+    let mut buf = [0u8; 256];
+    let n = s.read(&mut buf).unwrap_or(0);
+    let head = String::from_utf8_lossy(&buf[..n]);
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_paired_extension_carries_the_session_into_the_users_browser() {
+    let (d, user) = paired();
+    let s = "relay";
+    let started = d.ok(s, "connect", json!({ "extension": true }));
+    assert_eq!(
+        started["tabs"],
+        json!([]),
+        "the user's tabs stay invisible: {started}"
+    );
+    // A tab of the session's own, in its tab group; the browser layer runs
+    // unchanged over the relay.
+    d.ok(s, "tab_new", json!({}));
+    d.ok(s, "goto", json!({ "url": web().url("snap/basic.html") }));
+    let snap = d.ok(s, "snapshot", json!({}));
+    assert!(
+        snap["text"].as_str().unwrap_or_default().contains("@e"),
+        "{snap}"
+    );
+    let v = d.ok(s, "eval", json!({ "script": "1 + 1" }));
+    assert_eq!(v["value"], 2, "{v}");
+    let shot = d.ok(s, "screenshot", json!({}));
+    assert!(
+        shot.to_string().contains("png") || shot["bytes"].as_u64() > Some(100),
+        "{shot}"
+    );
+
+    // Borrow a tab the user opened; release gives it back, still open.
+    let (target, _) = user.open(&web().url("form.html"));
+    let b = d.ok(s, "borrow", json!({ "url_match": "form.html" }));
+    let tab = b["tab"].as_str().expect("tab").to_string();
+    d.ok(
+        s,
+        "fill",
+        json!({ "target": "#email", "text": "grace@example.test", "tab": tab }),
+    );
+    let r = d.ok(s, "release", json!({ "tab": tab }));
+    assert_eq!(r["released"], json!([tab]));
+    let targets = user.call(None, "Target.getTargets", json!({}));
+    assert!(
+        targets.to_string().contains(&target),
+        "the borrowed tab is still open: {targets}"
+    );
+
+    // One connection per browser; the token and the paired origin only.
+    let token = d.token();
+    let origin = format!("chrome-extension://{}", extension_id());
+    assert_eq!(handshake(&d, &origin, &token), 409);
+    assert_eq!(handshake(&d, &origin, "wrong"), 401);
+    assert_eq!(
+        handshake(
+            &d,
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
+            &token
+        ),
+        403
+    );
+    d.ok(s, "close", json!({}));
+}

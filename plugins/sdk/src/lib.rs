@@ -73,6 +73,15 @@ pub trait Provider {
 ///
 /// The type must be a plain identifier declared in the calling crate (the
 /// bindings' export macro matches an `ident`).
+///
+/// In a `crate-type = ["cdylib", "rlib"]` crate, export only for wasm32:
+/// `cargo test` then builds the cdylib natively too, and a native library
+/// cannot carry the component's export names (the link fails):
+///
+/// ```ignore
+/// #[cfg(target_arch = "wasm32")]
+/// export_provider!(Mine);
+/// ```
 #[macro_export]
 macro_rules! export_provider {
     ($ty:ident) => {

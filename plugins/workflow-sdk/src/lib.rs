@@ -52,6 +52,15 @@ pub trait Workflow {
 }
 
 /// Exports a [`Workflow`] as the component's `workflow` interface.
+///
+/// In a `crate-type = ["cdylib", "rlib"]` crate, export only for wasm32:
+/// `cargo test` then builds the cdylib natively too, and a native library
+/// cannot carry the component's export names (the link fails):
+///
+/// ```ignore
+/// #[cfg(target_arch = "wasm32")]
+/// export_workflow!(Mine);
+/// ```
 #[macro_export]
 macro_rules! export_workflow {
     ($ty:ident) => {

@@ -37,7 +37,10 @@
 //! crate's `tests/` folder link the crate as a Rust library, which a
 //! `crate-type = ["cdylib"]` crate is not: give the crate
 //! `crate-type = ["cdylib", "rlib"]` (the wasm build still makes the
-//! component) to test it from `tests/`.
+//! component) to test it from `tests/`. Such a crate must export only
+//! for wasm32, since with an rlib `cargo test` also links the cdylib
+//! natively, where the component's export names fail to link:
+//! `#[cfg(target_arch = "wasm32")] export_workflow!(Mine);`.
 //!
 //! This module exists only when not targeting wasm32.
 

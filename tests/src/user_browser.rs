@@ -125,7 +125,9 @@ impl UserBrowser {
         let popup = format!("chrome-extension://{}/popup.html", extension_id());
         let (target, s) = self.open(&popup);
         let until = Instant::now() + Duration::from_secs(10);
-        while self.eval(&s, "!!document.querySelector('#pair')") != json!(true) {
+        let ready = "document.readyState === 'complete' && !!document.getElementById('pair') \
+                     && document.getElementById('state').textContent !== '…'";
+        while self.eval(&s, ready) != json!(true) {
             assert!(Instant::now() < until, "the popup did not load");
             std::thread::sleep(Duration::from_millis(50));
         }

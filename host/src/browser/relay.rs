@@ -30,7 +30,7 @@ const MAX_PENDING: usize = 4096;
 /// Why a relay request failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RelayError {
-    #[error("the extension is not connected")]
+    #[error("the extension disconnected; the outcome is unknown")]
     Gone,
     #[error("the extension did not answer within {0:?}")]
     Timeout(Duration),
@@ -227,12 +227,14 @@ impl Adapter {
     async fn run(self: Arc<Self>, mut frames: mpsc::UnboundedReceiver<String>) {
         let mut events = self.link.events.subscribe();
         let mut closed = self.link.closed.subscribe();
+        let mut calls = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
                 frame = frames.recv() => {
                     let Some(frame) = frame else { break };
                     let me = self.clone();
-                    tokio::spawn(async move { me.call(frame).await });
+                    calls.spawn(async move { me.call(frame).await });
+                    while calls.try_join_next().is_some() {}
                 }
                 event = events.recv() => match event {
                     Ok(e) => self.event(&e),
@@ -244,8 +246,14 @@ impl Adapter {
                 _ = closed.wait_for(|c| *c) => break,
             }
         }
-        // The link went away: the connection is closed. Or the session let
-        // go of the connection: its tabs go back (borrowed) or away (created).
+        // The link went away: the calls in flight answer first (their
+        // outcome is unknown), then the connection closes. Or the session
+        // let go of the connection: its tabs go back (borrowed) or away
+        // (created).
+        let _ = tokio::time::timeout(Duration::from_secs(2), async {
+            while calls.join_next().await.is_some() {}
+        })
+        .await;
         let _ = self.answers.send(Err(()));
         if !self.link.is_closed() {
             let held = std::mem::take(&mut *self.held());

@@ -577,6 +577,11 @@ impl From<CdpError> for ApiError {
                 "the browser connection closed while the command ran",
             )
             .with_hint("start a new one with webrig launch, or end the session with webrig close"),
+            // The extension relay dropped while the call was out.
+            CdpError::Protocol { message, .. } if message.contains("the outcome is unknown") => {
+                ApiError::new(ErrorCode::OutcomeUnknown, message)
+                    .with_hint("the extension reconnects by itself; check the page before retrying")
+            }
             CdpError::Protocol { message, .. }
                 if message.contains("session") && message.contains("not found")
                     || message.contains("No target with given id") =>

@@ -216,14 +216,11 @@ const WORKFLOW_MANIFEST: &str = include_str!("../scaffold/workflow/plugin.toml.t
 const WORKFLOW_README: &str = include_str!("../scaffold/workflow/README.md.tmpl");
 
 /// Names a crate cannot take: Rust's own crates and keywords.
-const RESERVED: &[&str] = &[
-    "std", "core", "alloc", "test", "proc-macro", "self", "super", "crate", "as", "async",
-    "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn", "for",
-    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-    "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
-    "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual",
-    "yield", "try", "gen",
-];
+const RESERVED: &str = "std core alloc test proc-macro self super crate as async await \
+    break const continue dyn else enum extern false fn for if impl in \
+    let loop match mod move mut pub ref return static struct trait \
+    true type unsafe use where while abstract become box do final \
+    macro override priv typeof unsized virtual yield try gen";
 
 /// A plugin id (as plugin.toml wants it) that is also a usable crate name.
 pub fn check_name(name: &str) -> Result<(), String> {
@@ -243,7 +240,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             "{name:?}: the name is also the crate's, which must start with a letter"
         ));
     }
-    if RESERVED.contains(&name) {
+    if RESERVED.split_whitespace().any(|w| w == name) {
         return Err(format!("{name:?} is reserved by Rust; choose another name"));
     }
     // The crates the vendored SDK pulls in: a crate of the same name would
@@ -286,24 +283,24 @@ fn workspace_tables(kind: Kind) -> Result<String, String> {
         let start = PLUGINS_MANIFEST
             .find(&format!("\n{table}\n"))
             .ok_or_else(|| format!("plugins/Cargo.toml has no {table}"))?;
-        out.push_str(table);
-        out.push('\n');
+        let mut body = String::new();
         for line in PLUGINS_MANIFEST[start + table.len() + 2..].lines() {
             if line.starts_with('[') {
                 break;
             }
             match path_of(line) {
-                None => out.push_str(line),
+                None => body.push_str(line),
                 Some(p) if vendored.contains(&p) => {
-                    out.push_str(&line.replace(
+                    body.push_str(&line.replace(
                         &format!("path = \"{p}\""),
                         &format!("path = \"vendor/plugins/{p}\""),
                     ));
                 }
                 Some(_) => continue,
             }
-            out.push('\n');
+            body.push('\n');
         }
+        out.push_str(&format!("{table}\n{}\n\n", body.trim_end()));
     }
     Ok(out)
 }
@@ -449,21 +446,35 @@ mod tests {
     /// or scaffolded crates would not build.
     #[test]
     fn the_embedded_sdk_is_every_file_of_it() {
-        assert_eq!(embedded(KIT, "plugins/kit/"), on_disk("plugins/kit"));
-        assert_eq!(
-            embedded(PROVIDER_SDK, "plugins/sdk/"),
-            on_disk("plugins/sdk")
-        );
-        assert_eq!(
-            embedded(WORKFLOW_SDK, "plugins/workflow-sdk/"),
-            on_disk("plugins/workflow-sdk")
-        );
-        assert_eq!(embedded(PROVIDER_SDK, "wit/"), on_disk("wit/v0.1.0"));
         let wit2: Vec<String> = on_disk("wit/v0.2.0")
             .into_iter()
             .filter(|p| !p.contains("/deps/"))
             .collect();
-        assert_eq!(embedded(WORKFLOW_SDK, "wit/"), wit2);
+        for (list, name, under, disk) in [
+            (KIT, "KIT", "plugins/kit/", on_disk("plugins/kit")),
+            (
+                PROVIDER_SDK,
+                "PROVIDER_SDK",
+                "plugins/sdk/",
+                on_disk("plugins/sdk"),
+            ),
+            (
+                WORKFLOW_SDK,
+                "WORKFLOW_SDK",
+                "plugins/workflow-sdk/",
+                on_disk("plugins/workflow-sdk"),
+            ),
+            (PROVIDER_SDK, "PROVIDER_SDK", "wit/", on_disk("wit/v0.1.0")),
+            (WORKFLOW_SDK, "WORKFLOW_SDK", "wit/", wit2),
+        ] {
+            let listed = embedded(list, under);
+            let missing: Vec<&String> = disk.iter().filter(|p| !listed.contains(p)).collect();
+            let gone: Vec<&String> = listed.iter().filter(|p| !disk.contains(p)).collect();
+            assert!(
+                missing.is_empty() && gone.is_empty(),
+                "{name} in host/src/commands/scaffold.rs: add {missing:?}, remove {gone:?}"
+            );
+        }
     }
 
     #[test]
@@ -511,7 +522,9 @@ mod tests {
             };
             let path = deps[sdk]["path"].as_str().expect("sdk path");
             assert!(
-                files.iter().any(|(p, _)| p == &format!("{path}/Cargo.toml")),
+                files
+                    .iter()
+                    .any(|(p, _)| p == &format!("{path}/Cargo.toml")),
                 "{path}"
             );
             assert!(!deps.contains_key(other), "{other} is not vendored");
@@ -597,7 +610,12 @@ mod tests {
             .env_remove("CARGO_BUILD_TARGET")
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "cargo {} failed in {}", args.join(" "), dir.display());
+        assert!(
+            status.success(),
+            "cargo {} failed in {}",
+            args.join(" "),
+            dir.display()
+        );
     }
 
     /// The scaffolded crates build to components and pass their own tests,

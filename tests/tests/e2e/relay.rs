@@ -81,13 +81,27 @@ fn a_paired_extension_carries_the_session_into_the_users_browser() {
     );
 
     // Borrow a tab the user opened; release gives it back, still open.
-    let (target, _) = user.open(&web().url("form.html"));
+    let (target, mine) = user.open(&web().url("form.html"));
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let st = d.ok("default", "extension_status", json!({}));
+        if st["tabs"].to_string().contains("form.html") {
+            break;
+        }
+        assert!(Instant::now() < until, "the user's tab never showed: {st}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let b = d.ok(s, "borrow", json!({ "url_match": "form.html" }));
     let tab = b["tab"].as_str().expect("tab").to_string();
+    // Borrowing makes it the active tab: the fill lands in the user's tab.
     d.ok(
         s,
         "fill",
-        json!({ "target": "#email", "text": "grace@example.test", "tab": tab }),
+        json!({ "target": "#email", "text": "grace@example.test" }),
+    );
+    assert_eq!(
+        user.eval(&mine, "document.querySelector('#email').value"),
+        "grace@example.test"
     );
     let r = d.ok(s, "release", json!({ "tab": tab }));
     assert_eq!(r["released"], json!([tab]));

@@ -3,8 +3,8 @@
 //! It implements the parts of HTML's tree rules that decide what is inside
 //! what on real pages: void elements, raw-text elements (`script`, `style`,
 //! `title`, `textarea`), implied end tags (`p`, `li`, `dt`/`dd`, table
-//! rows and cells, `option`) and end tags that close whatever is left open
-//! inside them. Nesting is capped so hostile input cannot exhaust memory or
+//! rows and cells, `option`), implied `tbody`/`tr` parents of rows and
+//! cells, and end tags that close whatever is left open inside them. Nesting is capped so hostile input cannot exhaust memory or
 //! the stack of code that walks the tree.
 
 use super::{Document, Node, NodeData, NodeId, entities};
@@ -238,12 +238,43 @@ impl Builder {
 
     fn element(&mut self, name: String, attrs: Vec<(String, String)>, void: bool) -> NodeId {
         self.close_implied(&name);
+        self.imply_table_parents(&name);
         let parent = self.current();
         let id = self.push(parent, NodeData::Element { name, attrs });
         if !void && self.open.len() < MAX_DEPTH {
             self.open.push(id);
         }
         id
+    }
+
+    /// Rows straight in a `table` get a `tbody`, and cells straight in a
+    /// table or section a `tr`, as browsers build them (so selectors
+    /// copied from a browser, `table > tbody > tr`, match).
+    fn imply_table_parents(&mut self, name: &str) {
+        let cell = matches!(name, "td" | "th");
+        if !cell && name != "tr" {
+            return;
+        }
+        if self.name_of(self.current()) == "table" {
+            self.open_implied("tbody");
+        }
+        if cell && matches!(self.name_of(self.current()), "tbody" | "thead" | "tfoot") {
+            self.open_implied("tr");
+        }
+    }
+
+    fn open_implied(&mut self, name: &str) {
+        let parent = self.current();
+        let id = self.push(
+            parent,
+            NodeData::Element {
+                name: name.to_string(),
+                attrs: Vec::new(),
+            },
+        );
+        if self.open.len() < MAX_DEPTH {
+            self.open.push(id);
+        }
     }
 
     fn start(&mut self, name: String, attrs: Vec<(String, String)>, void: bool) {

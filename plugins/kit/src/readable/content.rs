@@ -1,4 +1,4 @@
-//! Main-content extraction after Mozilla's Readability
+//! Main-content extraction ([`main_text`]) after Mozilla's Readability
 //! (<https://github.com/mozilla/readability>, `Readability.js`):
 //!
 //! 1. drop what is never content: scripts, styles, navigation, asides,
@@ -17,7 +17,7 @@
 //! If that yields little text, it runs again with fewer rules, as
 //! Readability does.
 
-use webrig_plugin_sdk::html::{Document, NodeId, text};
+use crate::html::{Document, NodeId, text};
 
 /// Class/id words that mark a block as unlikely content.
 const UNLIKELY: &[&str] = &[
@@ -148,7 +148,7 @@ struct Flags {
 }
 
 /// The page's main text: paragraphs separated by blank lines.
-pub fn extract(doc: &Document) -> String {
+pub fn main_text(doc: &Document) -> String {
     let attempts = [
         Flags {
             strip_unlikely: true,
@@ -666,6 +666,3 @@ fn visible_len(t: &str) -> usize {
     }
     len
 }
-
-#[cfg(test)]
-mod tests;

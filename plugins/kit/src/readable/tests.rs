@@ -1,10 +1,10 @@
-//! Extraction quality: unit cases, the article fixtures, and word-level
+//! Extraction quality: unit cases, metadata, and word-level
 //! recall/precision against Readability's own test corpus.
 
-use super::extract;
+use super::{Readable, extract, main_text, published};
+use crate::html::Document;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use webrig_plugin_sdk::html::Document;
 
 fn words(text: &str) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
@@ -40,7 +40,7 @@ fn keeps_article_drops_chrome() {
         </article>
         <footer>Copyright and legal links that are not content at all.</footer>
         </body></html>"#;
-    let text = extract(&Document::parse(page));
+    let text = main_text(&Document::parse(page));
     assert!(text.contains("The first paragraph"), "{text}");
     assert!(text.contains("second paragraph"), "{text}");
     assert!(!text.contains("Popular"), "{text}");
@@ -58,14 +58,14 @@ fn empty_and_broken_pages_do_not_panic() {
         "<div><div><div>text",
         "<a href=x>",
     ] {
-        let _ = extract(&Document::parse(page));
+        let _ = main_text(&Document::parse(page));
     }
     let deep = format!(
         "{}{}",
         "<div>".repeat(5000),
         "deep text, with commas, enough to score"
     );
-    let _ = extract(&Document::parse(&deep));
+    let _ = main_text(&Document::parse(&deep));
 }
 
 fn corpus_dir() -> Option<PathBuf> {
@@ -105,7 +105,7 @@ fn readability_corpus_recall_and_precision() {
         };
         let expected_doc = Document::parse(&expected);
         let want = expected_doc.text(expected_doc.root());
-        let got = extract(&Document::parse(&source));
+        let got = main_text(&Document::parse(&source));
         let (r, p) = recall_precision(&want, &got);
         let name = page
             .file_name()
@@ -134,4 +134,72 @@ fn readability_corpus_recall_and_precision() {
     );
     assert!(recall >= 0.85, "mean recall {recall:.3} < 0.85");
     assert!(precision >= 0.70, "mean precision {precision:.3} < 0.70");
+}
+
+#[test]
+fn extract_reads_text_and_metadata() {
+    let page = r#"<html lang="fr"><head>
+        <title>  Fallback   title </title>
+        <meta property="og:title" content="The  Title">
+        <meta name="description" content=" What it is about. ">
+        <meta property="og:site_name" content="Site">
+        <meta name="author" content="By Ada Lovelace">
+        <link rel="canonical" href="/story?id=1">
+        <meta property="article:modified_time" content="2024-02-03T04:05:06+01:00">
+        <script type="application/ld+json">{"@type":"NewsArticle","datePublished":"2024-02-01T10:00:00Z"}</script>
+        </head><body><article>
+        <p>The first paragraph of the story is long enough to count, with commas, clauses, and detail.</p>
+        </article></body></html>"#;
+    let r = extract(&Document::parse(page), "https://example.com/news/a");
+    assert_eq!(r.title, "The Title");
+    assert!(r.text.starts_with("The first paragraph"), "{}", r.text);
+    assert_eq!(r.published.as_deref(), Some("2024-02-01T10:00:00Z"));
+    assert_eq!(r.author.as_deref(), Some("Ada Lovelace"));
+    assert_eq!(r.description.as_deref(), Some("What it is about."));
+    assert_eq!(r.site_name.as_deref(), Some("Site"));
+    assert_eq!(r.lang.as_deref(), Some("fr"));
+    assert_eq!(
+        r.canonical.as_deref(),
+        Some("https://example.com/story?id=1")
+    );
+    assert_eq!(r.modified.as_deref(), Some("2024-02-03T04:05:06+01:00"));
+    let keys: Vec<String> = r.metadata().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        keys,
+        [
+            "author",
+            "description",
+            "site_name",
+            "lang",
+            "canonical",
+            "modified"
+        ]
+    );
+}
+
+#[test]
+fn extract_without_metadata_falls_back_to_text() {
+    let r = extract(
+        &Document::parse("<p>Only a paragraph of text, nothing else at all.</p>"),
+        "https://example.com/",
+    );
+    assert_eq!(r.title, "Only a paragraph of text, nothing else at all.");
+    assert_eq!(
+        r,
+        Readable {
+            title: r.title.clone(),
+            text: r.text.clone(),
+            ..Readable::default()
+        }
+    );
+    assert!(r.metadata().is_empty());
+}
+
+#[test]
+fn published_alone() {
+    let doc = Document::parse(
+        r#"<meta name="date" content="2020-01-01"><p>Posted <time pubdate datetime="2019-12-31T22:00">x</time></p>"#,
+    );
+    assert_eq!(published(&doc).as_deref(), Some("2020-01-01T00:00:00Z"));
+    assert_eq!(published(&Document::parse("<p>undated</p>")), None);
 }

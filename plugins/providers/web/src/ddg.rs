@@ -18,9 +18,8 @@ use webrig_plugin_sdk::{date, url};
 /// (no results) is an empty list; a bot-check page is `rate-limited`.
 pub fn parse_results(page: &str) -> Result<Vec<ResultItem>, Error> {
     let doc = Document::parse(page);
-    let blocks: Vec<NodeId> = doc
-        .elements()
-        .filter(|&id| doc.has_class(id, "result") || doc.has_class(id, "results_links"))
+    let blocks: Vec<NodeId> = select(&doc, ".result, .results_links")?
+        .into_iter()
         // A block nested in another block would be read twice.
         .filter(|&id| {
             !doc.ancestors(id)
@@ -31,7 +30,7 @@ pub fn parse_results(page: &str) -> Result<Vec<ResultItem>, Error> {
         .iter()
         .filter_map(|&b| read_result(&doc, b))
         .collect();
-    if items.is_empty() && is_bot_check(&doc) {
+    if items.is_empty() && !select(&doc, ".anomaly-modal, #challenge-form")?.is_empty() {
         return Err(Error::RateLimited(
             "DuckDuckGo answered a bot check instead of results".into(),
         ));
@@ -39,11 +38,9 @@ pub fn parse_results(page: &str) -> Result<Vec<ResultItem>, Error> {
     Ok(items)
 }
 
-fn is_bot_check(doc: &Document) -> bool {
-    doc.elements().any(|id| {
-        doc.has_class(id, "anomaly-modal")
-            || doc.attr(id, "id").is_some_and(|i| i == "challenge-form")
-    })
+/// [`Document::select`] with a selector written here (an error is a bug).
+fn select(doc: &Document, css: &str) -> Result<Vec<NodeId>, Error> {
+    doc.select(css).map_err(|e| Error::Internal(e.to_string()))
 }
 
 fn read_result(doc: &Document, block: NodeId) -> Option<ResultItem> {

@@ -5,15 +5,14 @@
 //!   `https://html.duckduckgo.com`, config key `base_url`) and parses the
 //!   results page described in [`ddg`] — the no-JavaScript page at
 //!   <https://html.duckduckgo.com/html/>.
-//! * `fetch` GETs the URL and returns the main text found by
-//!   [`readability`] (after Mozilla's Readability,
-//!   <https://github.com/mozilla/readability>) and the metadata read by
-//!   [`article`] (Open Graph <https://ogp.me/>, `article:*` properties,
-//!   schema.org JSON-LD `Article`, `<time datetime>`).
+//! * `fetch` GETs the URL and returns, through [`article`], what the
+//!   kit's `readable` module reads: the main text (after Mozilla's
+//!   Readability, <https://github.com/mozilla/readability>) and the
+//!   page's metadata (Open Graph <https://ogp.me/>, `article:*`
+//!   properties, schema.org JSON-LD `Article`, `<time datetime>`).
 
 pub mod article;
 pub mod ddg;
-pub mod readability;
 
 use webrig_plugin_sdk::types::{
     Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,

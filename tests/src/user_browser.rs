@@ -51,6 +51,8 @@ impl UserBrowser {
                 "--disable-sync",
                 "--no-first-run",
                 "--remote-debugging-port=0",
+                // The viewport webrig's own headless browsers get.
+                "--window-size=1280,800",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--load-extension={}", ext.display()))

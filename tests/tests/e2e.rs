@@ -35,6 +35,73 @@ pub fn daemon() -> &'static Daemon {
     Daemon::shared()
 }
 
+/// The user's browser, with the extension paired to the shared daemon
+/// (once per test binary).
+pub fn user_browser() -> &'static webrig_tests::user_browser::UserBrowser {
+    static USER: OnceLock<webrig_tests::user_browser::UserBrowser> = OnceLock::new();
+    USER.get_or_init(|| {
+        let user = webrig_tests::user_browser::UserBrowser::start();
+        let code = daemon().ok("default", "pair", serde_json::json!({}));
+        user.pair(daemon().port(), code["code"].as_str().expect("code"));
+        user
+    })
+}
+
+/// A session of the shared daemon bound to the user's browser through the
+/// extension, with one tab of its own.
+pub fn relay_session(name: &str) -> SessionGuard<'static> {
+    user_browser();
+    let s = SessionGuard::new(daemon(), name);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    // The extension may still be (re)connecting.
+    loop {
+        let r = s.cmd("connect", serde_json::json!({ "extension": true }));
+        if r["ok"] == true {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "connect --extension: {r}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    s.ok("tab_new", serde_json::json!({}));
+    s
+}
+
+/// A test body run against both transports: a browser webrig launched
+/// (`NAME::direct`) and the user's own browser through the extension relay
+/// (`NAME::relay`). One suite, two transports: the browser layer must not
+/// tell them apart.
+#[macro_export]
+macro_rules! both_transports {
+    ($name:ident, |$s:ident| $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            fn body($s: &$crate::SessionGuard<'_>) $body
+
+            fn name(prefix: &str) -> String {
+                let n = format!("{prefix}{}", stringify!($name).replace('_', "-"));
+                n.chars().take(60).collect()
+            }
+
+            #[test]
+            fn direct() {
+                let s = $crate::SessionGuard::new($crate::daemon(), &name(""));
+                body(&s);
+            }
+
+            #[test]
+            fn relay() {
+                let s = $crate::relay_session(&name("relay-"));
+                body(&s);
+            }
+        }
+    };
+}
+
 /// A fresh session named after the test, closed when it ends.
 #[macro_export]
 macro_rules! session {

@@ -360,7 +360,8 @@ impl SessionState {
         &mut self,
         link: &Arc<super::relay::Link>,
     ) -> Result<(), ApiError> {
-        let group = format!("webrig {}", self.name);
+        // Chrome's group titles are short; the session's name leads.
+        let group: String = format!("webrig {}", self.name).chars().take(60).collect();
         self.replace_browser(Browser::relay(link, &group)).await
     }
 

@@ -567,7 +567,7 @@ mod tests {
     fn write_refuses_a_folder_in_use_and_writes_a_new_one() {
         let tmp = tempfile::tempdir().expect("tempdir");
         std::fs::write(tmp.path().join("x"), "").expect("write");
-        let err = write("demo", Kind::Provider, tmp.path()).unwrap_err();
+        let err = write("demo", Kind::Provider, tmp.path()).expect_err("refused");
         assert!(err.contains("not an empty folder"), "{err}");
         assert!(write("Bad", Kind::Provider, &tmp.path().join("b")).is_err());
 

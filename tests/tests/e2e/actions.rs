@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::{SessionGuard, session, web};
+use crate::{SessionGuard, both_transports, session, web};
 
 fn open(s: &SessionGuard) {
     s.ok("goto", json!({ "url": web().url("snap/actions.html") }));
@@ -56,21 +56,22 @@ fn click_waits_for_a_disabled_button_to_become_enabled() {
     assert_eq!(log(&s), "later");
 }
 
-#[test]
-fn click_reaches_offscreen_moving_rotated_and_wrapped_targets() {
-    let s = session!();
-    open(&s);
-    s.ok("click", json!({ "target": "#accept" }));
-    for (target, expect) in [
-        ("#deep", "deep"),
-        ("#mover", "mover"),
-        ("#rotated", "rotated"),
-        ("#wrapped", "wrapped"),
-    ] {
-        s.ok("click", json!({ "target": target }));
-        assert_eq!(log(&s), expect, "{target}");
+both_transports!(
+    click_reaches_offscreen_moving_rotated_and_wrapped_targets,
+    |s| {
+        open(&s);
+        s.ok("click", json!({ "target": "#accept" }));
+        for (target, expect) in [
+            ("#deep", "deep"),
+            ("#mover", "mover"),
+            ("#rotated", "rotated"),
+            ("#wrapped", "wrapped"),
+        ] {
+            s.ok("click", json!({ "target": target }));
+            assert_eq!(log(&s), expect, "{target}");
+        }
     }
-}
+);
 
 #[test]
 fn click_refuses_hidden_and_missing_targets_precisely() {
@@ -107,32 +108,31 @@ fn click_refuses_hidden_and_missing_targets_precisely() {
     s.err("click", json!({ "target": "a[" }), "invalid_argument");
 }
 
-#[test]
-fn check_and_uncheck_work_through_labels_and_zero_size_inputs() {
-    let s = session!();
-    open(&s);
-    s.ok("click", json!({ "target": "#accept" }));
-    assert_eq!(s.ok("check", json!({ "target": "#terms" }))["value"], true);
-    assert_eq!(
-        s.ok("check", json!({ "target": "#terms" }))["value"],
-        true,
-        "no-op when checked"
-    );
-    assert_eq!(
-        s.ok("uncheck", json!({ "target": "#terms" }))["value"],
-        false
-    );
-    assert_eq!(
-        s.ok("check", json!({ "target": "#ghost" }))["value"],
-        true,
-        "zero-size input via its label"
-    );
-    s.err("check", json!({ "target": "#name" }), "invalid_argument");
-}
+both_transports!(
+    check_and_uncheck_work_through_labels_and_zero_size_inputs,
+    |s| {
+        open(&s);
+        s.ok("click", json!({ "target": "#accept" }));
+        assert_eq!(s.ok("check", json!({ "target": "#terms" }))["value"], true);
+        assert_eq!(
+            s.ok("check", json!({ "target": "#terms" }))["value"],
+            true,
+            "no-op when checked"
+        );
+        assert_eq!(
+            s.ok("uncheck", json!({ "target": "#terms" }))["value"],
+            false
+        );
+        assert_eq!(
+            s.ok("check", json!({ "target": "#ghost" }))["value"],
+            true,
+            "zero-size input via its label"
+        );
+        s.err("check", json!({ "target": "#name" }), "invalid_argument");
+    }
+);
 
-#[test]
-fn fill_type_and_press_produce_real_input() {
-    let s = session!();
+both_transports!(fill_type_and_press_produce_real_input, |s| {
     open(&s);
     s.ok("click", json!({ "target": "#accept" }));
     assert_eq!(
@@ -157,7 +157,7 @@ fn fill_type_and_press_produce_real_input() {
     s.ok("press", json!({ "key": "Enter" }));
     assert_eq!(log(&s), "key:Enter");
     s.err("press", json!({ "key": "Banana" }), "invalid_argument");
-}
+});
 
 #[test]
 fn select_by_value_by_label_and_several() {
@@ -255,9 +255,7 @@ fn hover_focus_scroll_and_drag() {
     assert_eq!(log(&s), "dropped");
 }
 
-#[test]
-fn actions_by_ref_use_the_snapshot_refs() {
-    let s = session!();
+both_transports!(actions_by_ref_use_the_snapshot_refs, |s| {
     open(&s);
     s.ok("snapshot", json!({}));
     let text = s.ok("snapshot", json!({ "interactive": true }))["text"]
@@ -275,11 +273,9 @@ fn actions_by_ref_use_the_snapshot_refs() {
         diff.contains("- ") && diff.contains("Accept cookies"),
         "{diff}"
     );
-}
+});
 
-#[test]
-fn dialogs_are_reported_block_nothing_and_are_answered() {
-    let s = session!();
+both_transports!(dialogs_are_reported_block_nothing_and_are_answered, |s| {
     s.ok("goto", json!({ "url": web().url("snap/dialogs.html") }));
     let out = s.ok("click", json!({ "target": "#confirm" }));
     assert_eq!(out["dialog"]["kind"], "confirm", "{out}");
@@ -307,7 +303,7 @@ fn dialogs_are_reported_block_nothing_and_are_answered() {
     assert_eq!(s.ok("text", json!({ "target": "#out" }))["text"], "Grace");
 
     s.err("dialog_accept", json!({}), "not_found");
-}
+});
 
 #[test]
 fn a_dialog_opening_during_a_wait_ends_the_wait_at_once() {

@@ -57,7 +57,11 @@ fn a_javascript_provider_searches_and_fetches_the_fixture_web() {
     }));
     assert_eq!(installed["ok"], true, "{installed}");
     assert_eq!(installed["result"]["ready"], true, "{installed}");
-    assert_eq!(installed["result"]["granted"]["http"], json!([]), "{installed}");
+    assert_eq!(
+        installed["result"]["granted"]["http"],
+        json!([]),
+        "{installed}"
+    );
 
     let info = d.ok("default", "plugin_info", json!({ "id": "js-example" }));
     assert_eq!(info["operations"], json!(["search", "fetch"]), "{info}");
@@ -75,7 +79,10 @@ fn a_javascript_provider_searches_and_fetches_the_fixture_web() {
     assert_eq!(
         titles_and_urls(&found),
         [
-            ("Why AI agents need a real browser".to_string(), article.clone()),
+            (
+                "Why AI agents need a real browser".to_string(),
+                article.clone()
+            ),
             (
                 "Writing webrig plugins in Rust and WebAssembly".to_string(),
                 wasm_post.clone()

@@ -126,3 +126,34 @@ fn a_paired_extension_carries_the_session_into_the_users_browser() {
     );
     d.ok(s, "close", json!({}));
 }
+
+#[test]
+fn cross_origin_frames_are_stitched_in_through_the_relay() {
+    let s = crate::relay_session("relay-frames");
+    s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = s.ok("snapshot", json!({}))["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if text.matches("button \"Press me\"").count() == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Both frames, the cross-site one through its own child session.
+    assert!(
+        text.contains("iframe \"cross\"") && text.contains("@f2"),
+        "{text}"
+    );
+    let same = text
+        .lines()
+        .find(|l| l.contains("@f1") && l.contains("Press me"))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("a ref in the same-site frame")
+        .to_string();
+    s.ok("click", json!({ "target": same }));
+    let after = s.ok("snapshot", json!({}))["text"].to_string();
+    assert!(after.contains("Clicked in same"), "{after}");
+}

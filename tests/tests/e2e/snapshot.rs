@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::{SessionGuard, session, web};
+use crate::{SessionGuard, both_transports, session, web};
 
 fn snap(s: &SessionGuard, args: serde_json::Value) -> String {
     s.ok("snapshot", args)["text"]
@@ -35,9 +35,7 @@ fn snapshot_of_a_form_page_matches_the_golden_file() {
     insta::assert_snapshot!("basic", text);
 }
 
-#[test]
-fn hidden_and_aria_hidden_content_is_left_out() {
-    let s = session!();
+both_transports!(hidden_and_aria_hidden_content_is_left_out, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let text = snap(&s, json!({}));
     for absent in [
@@ -50,18 +48,16 @@ fn hidden_and_aria_hidden_content_is_left_out() {
         assert!(!text.contains(absent), "{absent:?} leaked into\n{text}");
     }
     assert!(text.contains("but this child shows"), "{text}");
-}
+});
 
-#[test]
-fn shadow_roots_are_stitched_in_and_their_buttons_work() {
-    let s = session!();
+both_transports!(shadow_roots_are_stitched_in_and_their_buttons_work, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let text = snap(&s, json!({}));
     let button = ref_of(&text, "\"Shadow button\"");
     s.ok("click", json!({ "target": button }));
     let after = snap(&s, json!({}));
     assert!(after.contains("Shadow clicked"), "{after}");
-}
+});
 
 #[test]
 fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
@@ -204,53 +200,54 @@ fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
     assert!(after.contains("Clicked in cross"), "{after}");
 }
 
-#[test]
-fn refs_are_stable_across_snapshots_and_fail_closed_when_stale() {
-    let s = session!();
-    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let first = snap(&s, json!({}));
-    let second = snap(&s, json!({}));
-    assert_eq!(first, second, "same page, same refs");
-    let more = ref_of(&first, "\"More options\"");
-    let email = ref_of(&first, "\"Email\"");
+both_transports!(
+    refs_are_stable_across_snapshots_and_fail_closed_when_stale,
+    |s| {
+        s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+        let first = snap(&s, json!({}));
+        let second = snap(&s, json!({}));
+        assert_eq!(first, second, "same page, same refs");
+        let more = ref_of(&first, "\"More options\"");
+        let email = ref_of(&first, "\"Email\"");
 
-    // A changed node gets a new ref, and the old one is refused.
-    s.ok("eval", json!({ "script": "document.querySelector('[aria-expanded]').textContent = 'Fewer options'" }));
-    let third = snap(&s, json!({}));
-    let fewer = ref_of(&third, "\"Fewer options\"");
-    assert_ne!(fewer, more);
-    assert_eq!(
-        ref_of(&third, "\"Email\""),
-        email,
-        "untouched nodes keep their ref"
-    );
-    let e = s.err("click", json!({ "target": more }), "not_found");
-    assert!(
-        e["message"].as_str().unwrap_or_default().contains("stale"),
-        "{e}"
-    );
-    assert!(
-        e["hint"].as_str().unwrap_or_default().contains("snapshot"),
-        "{e}"
-    );
+        // A changed node gets a new ref, and the old one is refused.
+        s.ok("eval", json!({ "script": "document.querySelector('[aria-expanded]').textContent = 'Fewer options'" }));
+        let third = snap(&s, json!({}));
+        let fewer = ref_of(&third, "\"Fewer options\"");
+        assert_ne!(fewer, more);
+        assert_eq!(
+            ref_of(&third, "\"Email\""),
+            email,
+            "untouched nodes keep their ref"
+        );
+        let e = s.err("click", json!({ "target": more }), "not_found");
+        assert!(
+            e["message"].as_str().unwrap_or_default().contains("stale"),
+            "{e}"
+        );
+        assert!(
+            e["hint"].as_str().unwrap_or_default().contains("snapshot"),
+            "{e}"
+        );
 
-    // A removed node's ref is refused, even if another node takes its place.
-    s.ok("eval", json!({ "script": "const e = document.getElementById('email'); const n = e.cloneNode(); e.replaceWith(n)" }));
-    s.err("fill", json!({ "target": email, "text": "x" }), "not_found");
+        // A removed node's ref is refused, even if another node takes its place.
+        s.ok("eval", json!({ "script": "const e = document.getElementById('email'); const n = e.cloneNode(); e.replaceWith(n)" }));
+        s.err("fill", json!({ "target": email, "text": "x" }), "not_found");
 
-    // Refs die on navigation; numbers are never reused, so an old ref cannot
-    // land on the new page.
-    s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    s.err("click", json!({ "target": fewer }), "not_found");
-    let fresh = snap(&s, json!({}));
-    assert_ne!(ref_of(&fresh, "\"Email\""), email);
-    s.err("click", json!({ "target": "@e99999" }), "not_found");
-    s.err(
-        "click",
-        json!({ "target": "@nonsense" }),
-        "invalid_argument",
-    );
-}
+        // Refs die on navigation; numbers are never reused, so an old ref cannot
+        // land on the new page.
+        s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
+        s.err("click", json!({ "target": fewer }), "not_found");
+        let fresh = snap(&s, json!({}));
+        assert_ne!(ref_of(&fresh, "\"Email\""), email);
+        s.err("click", json!({ "target": "@e99999" }), "not_found");
+        s.err(
+            "click",
+            json!({ "target": "@nonsense" }),
+            "invalid_argument",
+        );
+    }
+);
 
 #[test]
 fn snapshot_options_narrow_the_outline() {
@@ -322,9 +319,7 @@ fn json_output_reports_counts_and_timing() {
     assert!(out["took_ms"].as_f64().is_some());
 }
 
-#[test]
-fn diff_returns_only_what_changed() {
-    let s = session!();
+both_transports!(diff_returns_only_what_changed, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let full = snap(&s, json!({}));
     let same = snap(&s, json!({ "diff": true }));
@@ -341,7 +336,7 @@ fn diff_returns_only_what_changed() {
             "-   {save} checkbox \"Save my details\" [checked]\n+   {save} checkbox \"Save my details\""
         )
     );
-}
+});
 
 #[test]
 fn a_client_side_route_change_is_visible_to_the_next_snapshot() {

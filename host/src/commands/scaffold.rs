@@ -111,7 +111,12 @@ impl Command for PluginNew {
             })
             .collect();
         Ok(Scaffolded {
-            next: next_steps(&self.name, self.kind, &dir),
+            next: next_steps(
+                &self.name,
+                self.kind,
+                &dir,
+                &cx.state().home().root().join("config.toml"),
+            ),
             name: self.name,
             kind: self.kind,
             dir: dir.display().to_string(),
@@ -140,7 +145,7 @@ impl Command for PluginNew {
 }
 
 /// The commands a new crate's author runs next.
-fn next_steps(name: &str, kind: Kind, dir: &Path) -> Vec<String> {
+fn next_steps(name: &str, kind: Kind, dir: &Path, config: &Path) -> Vec<String> {
     let mut steps = vec![
         format!("cd {}", dir.display()),
         "cargo test".to_string(),
@@ -152,7 +157,8 @@ fn next_steps(name: &str, kind: Kind, dir: &Path) -> Vec<String> {
     ];
     steps.push(match kind {
         Kind::Provider => format!(
-            "set base_url in [plugins.{name}] of ~/.config/webrig/config.toml, then: webrig search \"test\" --provider {name}"
+            "set base_url in [plugins.{name}] of {}, then: webrig search \"test\" --provider {name}",
+            config.display()
         ),
         Kind::Workflow => format!("webrig run workflow {name} --topic \"test\""),
     });

@@ -157,3 +157,89 @@ fn cross_origin_frames_are_stitched_in_through_the_relay() {
     let after = s.ok("snapshot", json!({}))["text"].to_string();
     assert!(after.contains("Clicked in same"), "{after}");
 }
+
+#[test]
+fn the_manifest_asks_for_no_host_permissions() {
+    let text =
+        std::fs::read_to_string(webrig_tests::user_browser::extension_dir().join("manifest.json"))
+            .expect("manifest");
+    let m: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(m["manifest_version"], 3);
+    assert_eq!(
+        m["permissions"],
+        json!(["debugger", "tabs", "tabGroups", "storage", "alarms"]),
+        "{m}"
+    );
+    for key in [
+        "host_permissions",
+        "optional_host_permissions",
+        "content_scripts",
+        "externally_connectable",
+        "web_accessible_resources",
+        "optional_permissions",
+    ] {
+        assert!(m.get(key).is_none(), "{key} in {m}");
+    }
+    assert!(!text.contains("<all_urls>"));
+}
+
+#[test]
+fn a_dropped_relay_answers_outcome_unknown_and_the_extension_comes_back() {
+    let (d, user) = paired();
+    let s = "drop";
+    d.ok(s, "connect", json!({ "extension": true }));
+    d.ok(s, "tab_new", json!({}));
+    d.ok(s, "goto", json!({ "url": web().url("index.html") }));
+    // A command in flight when the extension's worker is stopped (the
+    // WebSocket goes with it).
+    let slow = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| {
+            d.cmd(
+                s,
+                "eval",
+                json!({ "script": "new Promise(r => setTimeout(() => r(1), 4000))" }),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let (_, page) = user.open("about:blank");
+        user.call(Some(&page), "ServiceWorker.enable", json!({}));
+        user.call(Some(&page), "ServiceWorker.stopAllWorkers", json!({}));
+        waiting.join().expect("join")
+    });
+    assert_eq!(slow["error"]["code"], "outcome_unknown", "{slow}");
+    // The worker is revived (alarm or wake) and connects again by itself.
+    let until = Instant::now() + Duration::from_secs(45);
+    loop {
+        let st = d.ok("default", "extension_status", json!({}));
+        if st["connected"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the extension never came back: {st}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Only new commands run: a fresh binding works.
+    let s2 = "after";
+    d.ok(s2, "connect", json!({ "extension": true }));
+    d.ok(s2, "tab_new", json!({}));
+    let v = d.ok(s2, "eval", json!({ "script": "2 + 2" }));
+    assert_eq!(v["value"], 4);
+}
+
+#[test]
+fn the_extension_reconnects_to_a_restarted_daemon() {
+    let (mut d, _user) = paired();
+    d.crash_and_restart().expect("restart");
+    // Same token, same paired origin (both kept in the home).
+    let st = wait_connected(&d);
+    assert_eq!(
+        st["paired"],
+        format!("chrome-extension://{}", extension_id())
+    );
+    let s = "back";
+    d.ok(s, "connect", json!({ "extension": true }));
+    d.ok(s, "tab_new", json!({}));
+    d.ok(s, "goto", json!({ "url": web().url("index.html") }));
+}

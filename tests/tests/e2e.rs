@@ -12,6 +12,7 @@ mod e2e {
     pub mod macros;
     pub mod nav;
     pub mod plugins;
+    pub mod polyglot;
     pub mod providers;
     pub mod read;
     pub mod relay;

@@ -7,9 +7,11 @@ mod bench_flood;
 mod bench_macros;
 mod bench_pages;
 mod bench_plugins;
+mod bench_relay;
 mod bench_workflows;
 mod demo;
 mod fuzz;
+mod js_plugin;
 mod rig;
 mod setup;
 

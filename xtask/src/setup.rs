@@ -180,7 +180,9 @@ pub fn build_plugins() -> Result<(), String> {
         &root().join("plugins"),
         &["build", "--release", "--target", "wasm32-wasip2"],
         &[],
-    )
+    )?;
+    // The example provider written in JavaScript (jco, from npm).
+    crate::js_plugin::build()
 }
 
 /// Runs the plugins' own unit tests (parsers, SDK) natively.

@@ -181,7 +181,12 @@ const KIT: &[(&str, &str)] = embed![
     "plugins/kit/src/html/entities.rs",
     "plugins/kit/src/html/meta.rs",
     "plugins/kit/src/html/parse.rs",
+    "plugins/kit/src/html/select.rs",
     "plugins/kit/src/html/text.rs",
+    "plugins/kit/src/readable.rs",
+    "plugins/kit/src/readable/content.rs",
+    "plugins/kit/src/readable/metadata.rs",
+    "plugins/kit/src/readable/tests.rs",
     "plugins/kit/src/url.rs",
 ];
 

@@ -584,7 +584,10 @@ impl From<CdpError> for ApiError {
             }
             CdpError::Protocol { message, .. }
                 if message.contains("session") && message.contains("not found")
-                    || message.contains("No target with given id") =>
+                    || message.contains("No target with given id")
+                    // chrome.debugger, through the extension relay.
+                    || message.contains("No tab with given id")
+                    || message.contains("Debugger is not attached") =>
             {
                 ApiError::not_found(format!("the tab is gone: {message}"))
                     .with_hint("list tabs with webrig tabs")

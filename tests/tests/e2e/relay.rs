@@ -243,3 +243,31 @@ fn the_extension_reconnects_to_a_restarted_daemon() {
     d.ok(s, "tab_new", json!({}));
     d.ok(s, "goto", json!({ "url": web().url("index.html") }));
 }
+
+#[test]
+fn a_borrowed_tab_the_user_closes_is_not_found() {
+    let (d, user) = paired();
+    let s = "closed";
+    d.ok(s, "connect", json!({ "extension": true }));
+    let (target, _) = user.open(&web().url("form.html"));
+    let until = Instant::now() + Duration::from_secs(10);
+    while !d.ok("default", "extension_status", json!({}))["tabs"]
+        .to_string()
+        .contains("form.html")
+    {
+        assert!(Instant::now() < until, "the user's tab never showed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    d.ok(s, "borrow", json!({ "url_match": "form.html" }));
+    user.call(None, "Target.closeTarget", json!({ "targetId": target }));
+    let until = Instant::now() + Duration::from_secs(10);
+    let e = loop {
+        let r = d.cmd(s, "title", json!({}));
+        if r["ok"] == false {
+            break r;
+        }
+        assert!(Instant::now() < until, "the closed tab still answers: {r}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(e["error"]["code"], "not_found", "{e}");
+}

@@ -19,6 +19,7 @@ mod plugins;
 mod providers;
 mod read;
 mod relay;
+mod scaffold;
 mod session;
 mod snapshot;
 pub mod surface;
@@ -339,6 +340,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<plugins::PluginGrant>(),
         Entry::of::<plugins::PluginRevoke>(),
         Entry::of::<plugins::PluginReload>(),
+        Entry::of::<scaffold::PluginNew>(),
         Entry::of::<plugin_dev::PluginDev>(),
         Entry::of::<plugin_dev::PluginLogs>(),
         Entry::of::<daemon::DaemonStatus>(),

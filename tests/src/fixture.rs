@@ -180,13 +180,19 @@ async fn serve(root: PathBuf, path: String, headers: &HeaderMap) -> Response {
         full = full.join("index.html");
     }
     let name = full.to_string_lossy().into_owned();
-    let kind = content_type(&name);
     match tokio::fs::read(&full).await {
-        Ok(bytes) => (
-            [(header::CONTENT_TYPE, kind)],
-            with_origin(bytes, kind, headers),
-        )
-            .into_response(),
+        Ok(bytes) => {
+            // An API path without an extension (`…/search`) that holds JSON.
+            let kind = match content_type(&name) {
+                "application/octet-stream" if bytes.first() == Some(&b'{') => "application/json",
+                k => k,
+            };
+            (
+                [(header::CONTENT_TYPE, kind)],
+                with_origin(bytes, kind, headers),
+            )
+                .into_response()
+        }
         Err(_) => (
             StatusCode::NOT_FOUND,
             html("<!doctype html><title>Not found</title>".into()),

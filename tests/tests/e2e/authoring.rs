@@ -139,3 +139,99 @@ fn search_by_provider_and_options_are_checked() {
         "not_found",
     );
 }
+
+/// Builds the crate in `dir` for wasm32-wasip2 (sharing the plugins'
+/// target folder, so only the new crate and its vendored SDK compile).
+fn build_component(dir: &Path) -> std::path::PathBuf {
+    let target = plugins_root().join("target");
+    let out = std::process::Command::new("cargo")
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--offline",
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(dir)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build in {dir:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("wasm32-wasip2/release/scaffold_demo.wasm")
+}
+
+/// `plugin new` → build → `plugin dev` → `search --provider` → edit the
+/// source → rebuild → the daemon reinstalls it → the edit shows.
+#[test]
+fn a_scaffolded_provider_builds_installs_and_reloads_on_edit() {
+    let d = Daemon::start_with_config(&format!(
+        "[plugins.scaffold-demo]\nbase_url = \"{}\"\n",
+        crate::web().url("scaffold")
+    ))
+    .expect("daemon");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("scaffold-demo");
+    let out = d.cli(&[
+        "plugin",
+        "new",
+        "scaffold-demo",
+        "--dir",
+        &dir.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    for f in ["Cargo.toml", "plugin.toml", "src/lib.rs", "README.md"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    // The scaffold's own test runs natively against its mock.
+    let tested = std::process::Command::new("cargo")
+        .args(["test", "--offline", "--lib"])
+        .env("CARGO_TARGET_DIR", plugins_root().join("target"))
+        .current_dir(&dir)
+        .output()
+        .expect("cargo test");
+    assert!(
+        tested.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tested.stderr)
+    );
+
+    let wasm = build_component(&dir);
+    d.ok(
+        "default",
+        "plugin_dev",
+        json!({ "path": wasm, "manifest": dir.join("plugin.toml"), "grant": true }),
+    );
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "agents", "provider": "scaffold-demo" }),
+    );
+    assert_eq!(
+        found["results"][0]["snippet"], "from the scaffold fixture",
+        "{found}"
+    );
+
+    let lib = dir.join("src/lib.rs");
+    let src = std::fs::read_to_string(&lib).expect("lib.rs");
+    let edited = src.replace(
+        r#"snippet: v["snippet"].as_str().unwrap_or_default().into(),"#,
+        r#"snippet: "edited in the dev loop".into(),"#,
+    );
+    assert_ne!(src, edited, "the template's snippet line moved");
+    std::fs::write(&lib, edited).expect("edit");
+    build_component(&dir);
+    wait_for_log(&d, "scaffold-demo", "reinstalled");
+    let found = d.ok(
+        "default",
+        "search",
+        json!({ "query": "agents", "provider": "scaffold-demo" }),
+    );
+    assert_eq!(
+        found["results"][0]["snippet"], "edited in the dev loop",
+        "{found}"
+    );
+}

@@ -30,7 +30,7 @@ pub mod http;
 pub mod testing;
 
 // The pure helpers live in webrig-kit (workflows use them too).
-pub use webrig_kit::{date, html, url};
+pub use webrig_kit::{date, html, readable, url};
 
 // Re-exported so provider crates name one path for everything.
 pub use serde_json;

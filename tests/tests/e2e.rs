@@ -81,7 +81,7 @@ macro_rules! both_transports {
             #[allow(unused_imports)]
             use super::*;
 
-            fn body($s: &$crate::SessionGuard<'_>) $body
+            fn body($s: $crate::SessionGuard<'_>) $body
 
             fn name(prefix: &str) -> String {
                 let n = format!("{prefix}{}", stringify!($name).replace('_', "-"));
@@ -90,14 +90,12 @@ macro_rules! both_transports {
 
             #[test]
             fn direct() {
-                let s = $crate::SessionGuard::new($crate::daemon(), &name(""));
-                body(&s);
+                body($crate::SessionGuard::new($crate::daemon(), &name("")));
             }
 
             #[test]
             fn relay() {
-                let s = $crate::relay_session(&name("relay-"));
-                body(&s);
+                body($crate::relay_session(&name("relay-")));
             }
         }
     };

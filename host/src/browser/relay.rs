@@ -303,6 +303,17 @@ impl Adapter {
             }
             held.session_tab.get(session).copied()
         };
+        // chrome.debugger may not attach to the browser's own pages: going
+        // there would detach the tab for good. Refused up front instead.
+        if method == "Page.navigate"
+            && let Some(url) = params["url"].as_str()
+            && is_browser_page(url)
+        {
+            return Err(RelayError::Refused(format!(
+                "{url}: the browser's own pages cannot be driven through the extension \
+                 (chrome.debugger detaches from them)"
+            )));
+        }
         // Hidden tabs stall screenshots: bring it to the front first.
         if method == "Page.captureScreenshot"
             && let Some(tab) = tab
@@ -538,6 +549,14 @@ impl Adapter {
         };
         let _ = self.answers.send(Ok(frame.to_string()));
     }
+}
+
+/// Pages `chrome.debugger` cannot attach to.
+fn is_browser_page(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    ["chrome:", "chrome-extension:", "chrome-untrusted:", "devtools:", "edge:", "about:devtools"]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// A `chrome.tabs` tab as a CDP `TargetInfo`.

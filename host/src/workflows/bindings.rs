@@ -20,8 +20,8 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use exports::webrig::plugin0_2_0::workflow as guest;
-pub use webrig::plugin0_2_0::{artifacts, design, progress, runtime, types};
+pub use self::exports::webrig::plugin0_2_0::workflow as guest;
+pub use self::webrig::plugin0_2_0::{artifacts, design, progress, runtime, types};
 
 /// Adds the 0.2.0 interfaces to a linker that has the 0.1.0 ones already
 /// (the provider world's).

@@ -554,9 +554,16 @@ impl Adapter {
 /// Pages `chrome.debugger` cannot attach to.
 fn is_browser_page(url: &str) -> bool {
     let lower = url.trim().to_ascii_lowercase();
-    ["chrome:", "chrome-extension:", "chrome-untrusted:", "devtools:", "edge:", "about:devtools"]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    [
+        "chrome:",
+        "chrome-extension:",
+        "chrome-untrusted:",
+        "devtools:",
+        "edge:",
+        "about:devtools",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
 }
 
 /// A `chrome.tabs` tab as a CDP `TargetInfo`.

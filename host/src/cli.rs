@@ -1,7 +1,7 @@
 //! The `webrig` command line: clap wiring generated from the registry, output
 //! rendering, and the daemon client (which starts the daemon when needed).
 
-mod client;
+pub(crate) mod client;
 mod progress;
 
 use std::io::Write;
@@ -115,6 +115,22 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
             ),
     );
     root = root.subcommand(
+        clap::Command::new("mcp")
+            .about("Serve webrig's commands as MCP tools over stdio (for MCP clients)")
+            .long_about(
+                "Serve webrig's commands as MCP tools over stdio. An MCP client starts it; \
+                 add to the client's configuration:\n\n  \
+                 {\"mcpServers\": {\"webrig\": {\"command\": \"webrig\", \"args\": [\"mcp\", \"--tools\", \"core\"]}}}\n\n\
+                 Tools act in --session (default \"default\"); the daemon starts when needed.",
+            )
+            .arg(
+                Arg::new("tools")
+                    .long("tools")
+                    .default_value("core")
+                    .help("core (12 tools an agent needs most), all, or a comma-separated list of command names"),
+            ),
+    );
+    root = root.subcommand(
         clap::Command::new("browser-keeper")
             .hide(true)
             .about("Hold a managed browser's DevTools pipe (started by the daemon)")
@@ -195,6 +211,10 @@ pub fn main() -> ExitCode {
     };
     match matches.subcommand() {
         Some(("serve", sub)) => return serve(&globals, sub.get_one::<u32>("watch-pid").copied()),
+        Some(("mcp", sub)) => {
+            let tools = sub.get_one::<String>("tools").cloned().unwrap_or_default();
+            return mcp(&globals, &tools);
+        }
         Some(("browser-keeper", sub)) => {
             let dir = sub.get_one::<String>("dir").cloned().unwrap_or_default();
             let browser: Vec<String> = sub
@@ -261,6 +281,33 @@ pub fn main() -> ExitCode {
         Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
     };
     render(&globals, entry, &raw, &response)
+}
+
+/// `webrig mcp`: the registry as MCP tools on stdio.
+fn mcp(globals: &Globals, tools: &str) -> ExitCode {
+    let tools = match crate::mcp::choose(tools) {
+        Ok(t) => t,
+        Err(e) => return report_local(globals, &e, 2),
+    };
+    let setup = Home::from_env().and_then(|home| Ok((home, config::port(globals.port)?)));
+    let (home, port) = match setup {
+        Ok(x) => x,
+        Err(e) => return report_local(globals, &format!("{e:#}"), 1),
+    };
+    let server = crate::mcp::Server::new(
+        tools,
+        globals.session.clone(),
+        globals.client.clone(),
+        home,
+        port,
+    );
+    match crate::mcp::serve_stdio(server) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `run workflow NAME … --help`: the workflow's own parameters, asked of

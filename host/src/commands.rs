@@ -21,6 +21,7 @@ mod read;
 mod relay;
 mod scaffold;
 mod session;
+mod skill;
 mod snapshot;
 pub mod surface;
 mod tabs;
@@ -89,6 +90,11 @@ pub trait Command:
     const DEFAULT_TIMEOUT_MS: Option<u64> = None;
     /// The CLI asks for progress events while it runs (`/command/stream`).
     const STREAMS: bool = false;
+    /// Changes nothing (reads the page, lists, describes): MCP's readOnlyHint.
+    const READ_ONLY: bool = false;
+    /// May destroy what cannot be recovered (closes, removes, deletes):
+    /// MCP's destructiveHint.
+    const DESTRUCTIVE: bool = false;
     type Output: Serialize + DeserializeOwned + JsonSchema + Send;
 
     /// Client-side normalization before sending (e.g. relative paths made
@@ -123,6 +129,8 @@ pub struct Entry {
     ask_for_less: &'static str,
     default_timeout_ms: Option<u64>,
     streams: bool,
+    read_only: bool,
+    destructive: bool,
     augment: fn(clap::Command) -> clap::Command,
     parse: fn(&clap::ArgMatches) -> Result<Value, ApiError>,
     run: fn(Cx, Value) -> BoxFuture,
@@ -145,6 +153,8 @@ impl Entry {
             ask_for_less: T::ASK_FOR_LESS,
             default_timeout_ms: T::DEFAULT_TIMEOUT_MS,
             streams: T::STREAMS,
+            read_only: T::READ_ONLY,
+            destructive: T::DESTRUCTIVE,
             augment: |cmd| T::augment_args(cmd),
             parse: parse::<T>,
             run: run::<T>,
@@ -207,6 +217,14 @@ impl Entry {
     /// The CLI streams progress events for this command.
     pub fn streams(&self) -> bool {
         self.streams
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    pub fn destructive(&self) -> bool {
+        self.destructive
     }
 
     /// The hint for a result over `limits.result_bytes`.
@@ -343,6 +361,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<scaffold::PluginNew>(),
         Entry::of::<plugin_dev::PluginDev>(),
         Entry::of::<plugin_dev::PluginLogs>(),
+        Entry::of::<skill::Skill>(),
         Entry::of::<daemon::DaemonStatus>(),
         Entry::of::<daemon::Pair>(),
         Entry::of::<daemon::TokenRotate>(),

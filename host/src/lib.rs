@@ -9,6 +9,7 @@ pub mod config;
 pub mod daemon;
 pub mod error;
 pub mod macros;
+pub mod mcp;
 pub mod plugins;
 pub mod providers;
 pub mod workflows;

@@ -25,6 +25,7 @@ pub struct Status {
 
 impl Command for DaemonStatus {
     const NAME: &'static str = "daemon status";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show whether the daemon runs, and its figures";
     const SCOPE: Scope = Scope::Daemon;
     const AUTOSTART: bool = false;
@@ -79,6 +80,7 @@ pub struct Stopping {
 
 impl Command for DaemonStop {
     const NAME: &'static str = "daemon stop";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Stop the daemon and close every session";
     const SCOPE: Scope = Scope::Daemon;
     const AUTOSTART: bool = false;
@@ -147,6 +149,7 @@ pub struct Rotated {
 
 impl Command for TokenRotate {
     const NAME: &'static str = "token rotate";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Replace the token; the old one stops working at once";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Rotated;

@@ -34,6 +34,7 @@ pub struct Resolved {
 
 impl Command for MacroResolve {
     const NAME: &'static str = "macro resolve";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show the plan of an @macro expression (no network)";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Resolved;
@@ -177,6 +178,7 @@ pub struct MacroListing {
 
 impl Command for MacroList {
     const NAME: &'static str = "macro list";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List the @macros: signature, doc, pack, which definition wins";
     const SCOPE: Scope = Scope::Daemon;
     type Output = MacroListing;
@@ -213,6 +215,7 @@ pub struct MacroInfoCmd {
 
 impl Command for MacroInfoCmd {
     const NAME: &'static str = "macro info";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show one @macro: signature, doc, pack, file";
     const SCOPE: Scope = Scope::Daemon;
     type Output = MacroInfo;

@@ -210,6 +210,7 @@ impl Wait {
 
 impl Command for Wait {
     const NAME: &'static str = "wait";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Wait for text, an element, a URL, a load state or a delay";
     const SCOPE: Scope = Scope::Tab;
     type Output = Waited;

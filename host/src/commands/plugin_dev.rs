@@ -227,6 +227,7 @@ pub struct LogsOut {
 
 impl Command for PluginLogs {
     const NAME: &'static str = "plugin logs";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show what a plugin logged (--follow for new lines)";
     const SCOPE: Scope = Scope::Daemon;
     const STREAMS: bool = true;

@@ -379,6 +379,7 @@ pub struct PluginList {}
 
 impl Command for PluginList {
     const NAME: &'static str = "plugin list";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List installed plugins and whether each is ready";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<PluginView>;
@@ -409,6 +410,7 @@ pub struct PluginInfo {
 
 impl Command for PluginInfo {
     const NAME: &'static str = "plugin info";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show a plugin's manifest, requests and grants";
     const SCOPE: Scope = Scope::Daemon;
     type Output = PluginView;
@@ -459,6 +461,7 @@ pub struct Removed {
 
 impl Command for PluginRemove {
     const NAME: &'static str = "plugin remove";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Remove an installed plugin";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Removed;
@@ -493,6 +496,7 @@ pub struct Verified {
 
 impl Command for PluginVerify {
     const NAME: &'static str = "plugin verify";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Check plugins' files against the sha256 recorded at install";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<Verified>;
@@ -768,6 +772,7 @@ impl Command for PluginGrant {
 
 impl Command for PluginRevoke {
     const NAME: &'static str = "plugin revoke";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Take capabilities back from a plugin";
     const SCOPE: Scope = Scope::Daemon;
     type Output = PluginView;

@@ -55,6 +55,7 @@ fn ten() -> u32 {
 
 impl Command for Search {
     const NAME: &'static str = "search";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str =
         "Search the web, communities, social and shops through provider plugins";
     const SCOPE: Scope = Scope::Daemon;
@@ -192,6 +193,7 @@ pub struct Fetch {
 
 impl Command for Fetch {
     const NAME: &'static str = "fetch";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str =
         "Fetch a page's readable text and metadata through a provider plugin";
     const SCOPE: Scope = Scope::Daemon;
@@ -237,6 +239,7 @@ pub struct ProvidersList {}
 
 impl Command for ProvidersList {
     const NAME: &'static str = "providers";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List the installed providers, their sources and operations";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<Status>;
@@ -277,6 +280,7 @@ pub struct ProvidersStatus {}
 
 impl Command for ProvidersStatus {
     const NAME: &'static str = "providers status";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Show each provider's circuit breaker and recent failures";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<Status>;

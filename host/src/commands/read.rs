@@ -38,6 +38,7 @@ pub struct Text {
 
 impl Command for Text {
     const NAME: &'static str = "text";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print the visible text of the page or an element";
     const SCOPE: Scope = Scope::Tab;
     const ASK_FOR_LESS: &'static str = "read a narrower element (webrig text SELECTOR), \
@@ -77,6 +78,7 @@ pub struct HtmlOut {
 
 impl Command for Html {
     const NAME: &'static str = "html";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print the HTML of the page or an element";
     const SCOPE: Scope = Scope::Tab;
     const ASK_FOR_LESS: &'static str = "read a narrower element (webrig html SELECTOR, --inner), \
@@ -113,6 +115,7 @@ pub struct ValueOut {
 
 impl Command for Value {
     const NAME: &'static str = "value";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print a form field's current value";
     const SCOPE: Scope = Scope::Tab;
     type Output = ValueOut;
@@ -147,6 +150,7 @@ pub struct AttrOut {
 
 impl Command for Attr {
     const NAME: &'static str = "attr";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print an element's attribute";
     const SCOPE: Scope = Scope::Tab;
     type Output = AttrOut;
@@ -177,6 +181,7 @@ pub struct TitleOut {
 
 impl Command for Title {
     const NAME: &'static str = "title";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print the page title";
     const SCOPE: Scope = Scope::Tab;
     type Output = TitleOut;
@@ -205,6 +210,7 @@ pub struct UrlOut {
 
 impl Command for Url {
     const NAME: &'static str = "url";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print the page URL";
     const SCOPE: Scope = Scope::Tab;
     type Output = UrlOut;

@@ -113,6 +113,7 @@ pub struct ExtensionPath {}
 
 impl Command for ExtensionPath {
     const NAME: &'static str = "extension path";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Print the folder of the webrig extension, to load it unpacked";
     const SCOPE: Scope = Scope::Daemon;
     const AUTOSTART: bool = true;
@@ -164,6 +165,7 @@ pub struct RelayStatus {
 
 impl Command for ExtensionStatus {
     const NAME: &'static str = "extension status";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Whether the webrig extension is connected, and your open tabs";
     const SCOPE: Scope = Scope::Daemon;
     type Output = RelayStatus;

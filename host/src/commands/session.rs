@@ -162,6 +162,7 @@ pub struct SessionEntry {
 
 impl Command for Sessions {
     const NAME: &'static str = "sessions";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List sessions";
     const SCOPE: Scope = Scope::Daemon;
     type Output = SessionList;
@@ -226,6 +227,7 @@ pub struct TabDialog {
 
 impl Command for Close {
     const NAME: &'static str = "close";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "End the session and close its browser";
     const SCOPE: Scope = Scope::Session;
     const RESERVED: bool = true;

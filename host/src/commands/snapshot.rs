@@ -37,6 +37,7 @@ pub struct Snapshot {
 
 impl Command for Snapshot {
     const NAME: &'static str = "snapshot";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "Outline the page with @e refs (--diff: only what changed)";
     const SCOPE: Scope = Scope::Tab;
     const ASK_FOR_LESS: &'static str =

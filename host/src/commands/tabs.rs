@@ -37,6 +37,7 @@ pub struct Tabs {}
 
 impl Command for Tabs {
     const NAME: &'static str = "tabs";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List the session's tabs (* marks the active one)";
     const SCOPE: Scope = Scope::Session;
     type Output = TabList;
@@ -137,6 +138,7 @@ pub struct TabClose {
 
 impl Command for TabClose {
     const NAME: &'static str = "tab close";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Close a tab";
     const SCOPE: Scope = Scope::Session;
     type Output = TabList;

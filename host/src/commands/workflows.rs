@@ -315,6 +315,7 @@ pub struct WorkflowView {
 
 impl Command for WorkflowsList {
     const NAME: &'static str = "workflows";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List installed workflows and their parameters";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<WorkflowView>;
@@ -424,6 +425,7 @@ pub struct ArtifactsList {}
 
 impl Command for ArtifactsList {
     const NAME: &'static str = "artifacts list";
+    const READ_ONLY: bool = true;
     const ABOUT: &'static str = "List workflow bundles with their expiry";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Vec<RunEntry>;
@@ -471,6 +473,7 @@ pub struct ArtifactsCleanup {
 
 impl Command for ArtifactsCleanup {
     const NAME: &'static str = "artifacts cleanup";
+    const DESTRUCTIVE: bool = true;
     const ABOUT: &'static str = "Remove expired (and incomplete) workflow bundles";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Cleanup;

@@ -1,0 +1,284 @@
+//! `webrig mcp`: the command registry as an MCP server over stdio (the way
+//! MCP clients start a tool), on the official Rust SDK (`rmcp`).
+//!
+//! Every command is a tool: its API name, its description, and the JSON
+//! Schema of its arguments, all from the registry (no list kept by hand; a
+//! test compares them). A call goes to the daemon exactly as the CLI's
+//! would (the owner's Unix socket, started when needed), so MCP and the
+//! CLI cannot drift. Results: the CLI's rendering as text (snapshots read
+//! as outlines), the JSON as structured content, screenshots as images;
+//! errors as `isError` with their code, message and hint.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::cli::client::Client;
+use crate::commands::envelope::Request;
+use crate::commands::{self, Entry};
+use crate::config::Home;
+
+/// What an agent needs for most tasks (so its context is not flooded with
+/// every schema): navigate, look, act, read, tabs, capture.
+pub const CORE: &[&str] = &[
+    "goto",
+    "snapshot",
+    "click",
+    "fill",
+    "type",
+    "press",
+    "select",
+    "wait",
+    "text",
+    "eval",
+    "tabs",
+    "screenshot",
+];
+
+/// Which tools a server offers.
+pub fn choose(tools: &str) -> Result<Vec<&'static Entry>, String> {
+    let all = commands::registry();
+    match tools {
+        "all" => Ok(all.iter().collect()),
+        "core" => Ok(CORE.iter().filter_map(|n| commands::find(n)).collect()),
+        list => list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| {
+                commands::find(n).ok_or_else(|| {
+                    format!("--tools: no command {n:?} (core, all, or names from docs/SURFACE.md)")
+                })
+            })
+            .collect(),
+    }
+}
+
+/// One registry entry as an MCP tool.
+pub fn tool(entry: &Entry) -> Tool {
+    let mut schema = serde_json::to_value(entry.args_schema()).unwrap_or(json!({}));
+    let mut object = match schema.as_object_mut() {
+        Some(o) => std::mem::take(o),
+        None => Map::new(),
+    };
+    object.remove("$schema");
+    object.remove("title");
+    object.insert("type".into(), json!("object"));
+    let annotations = ToolAnnotations::from_raw(
+        Some(entry.cli_name().to_string()),
+        Some(entry.read_only()),
+        Some(entry.destructive()),
+        None,
+        Some(true),
+    );
+    Tool::new(
+        entry.api_name().to_string(),
+        entry.about(),
+        Arc::new(object),
+    )
+    .with_annotations(annotations)
+}
+
+/// The MCP server: a registry subset, a session, the daemon's client.
+pub struct Server {
+    tools: Vec<&'static Entry>,
+    session: String,
+    client_id: Option<String>,
+    home: Home,
+    port: u16,
+}
+
+impl Server {
+    pub fn new(
+        tools: Vec<&'static Entry>,
+        session: String,
+        client_id: Option<String>,
+        home: Home,
+        port: u16,
+    ) -> Server {
+        Server {
+            tools,
+            session,
+            client_id,
+            home,
+            port,
+        }
+    }
+
+    /// Runs one tool call through the daemon (blocking: the CLI's client).
+    fn call(&self, entry: &'static Entry, args: Value) -> CallToolResult {
+        let request = Request {
+            id: None,
+            session: Some(self.session.clone()),
+            tab: None,
+            command: entry.api_name().to_string(),
+            args,
+            timeout_ms: None,
+            client: self.client_id.clone(),
+            wait_lease: false,
+            local_files: false,
+            events: None,
+        };
+        let client = Client::new(self.home.clone(), self.port);
+        let timeout = entry.timeout_for(&request.args);
+        match client.send(&request, entry.autostart(), timeout, None) {
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "outcome_unknown: the daemon did not answer: {e:#}"
+            ))]),
+            Ok((_, response)) => match (response.result, response.error) {
+                (_, Some(error)) => {
+                    let mut text = format!("{}: {}", error.code(), error.message());
+                    if let Some(hint) = error.hint() {
+                        text.push_str(&format!("\nhint: {hint}"));
+                    }
+                    CallToolResult::error(vec![ContentBlock::text(text)])
+                }
+                (result, None) => answer(entry, result.unwrap_or(Value::Null)),
+            },
+        }
+    }
+}
+
+/// A command's result as MCP content.
+fn answer(entry: &Entry, result: Value) -> CallToolResult {
+    let mut content = Vec::new();
+    if entry.api_name() == "screenshot"
+        && let Some(path) = result["path"].as_str()
+        && let Ok(bytes) = std::fs::read(path)
+    {
+        use base64::Engine;
+        let mime = if path.ends_with(".jpg") || path.ends_with(".jpeg") {
+            "image/jpeg"
+        } else {
+            "image/png"
+        };
+        content.push(ContentBlock::image(
+            base64::engine::general_purpose::STANDARD.encode(&bytes),
+            mime,
+        ));
+    }
+    let text = entry
+        .human(&result)
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| result.to_string());
+    content.push(ContentBlock::text(text));
+    let mut out = CallToolResult::success(content);
+    if result.is_object() {
+        out.structured_content = Some(result);
+    }
+    if entry.failed(out.structured_content.as_ref().unwrap_or(&Value::Null)) {
+        out.is_error = Some(true);
+    }
+    out
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("webrig", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "webrig drives a browser: goto a URL, take a snapshot (an outline with @e refs), \
+                 act on refs (click, fill, type, press, select), read (text, eval), wait. \
+                 Refs go stale after the page changes: take a new snapshot. Errors name a code \
+                 and a hint; `webrig skill` prints the full guide.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let mut out = ListToolsResult::default();
+        out.tools = self.tools.iter().map(|e| tool(e)).collect();
+        Ok(out)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(entry) = self
+            .tools
+            .iter()
+            .find(|e| e.api_name() == request.name.as_ref())
+            .copied()
+        else {
+            return Err(McpError::invalid_params(
+                format!("no tool {:?} here (see tools/list)", request.name),
+                None,
+            ));
+        };
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let server = Server {
+            tools: Vec::new(),
+            session: self.session.clone(),
+            client_id: self.client_id.clone(),
+            home: self.home.clone(),
+            port: self.port,
+        };
+        let result = tokio::task::spawn_blocking(move || server.call(entry, args))
+            .await
+            .map_err(|e| McpError::internal_error(format!("the call did not finish: {e}"), None))?;
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client goes away.
+pub fn serve_stdio(server: Server) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| anyhow::anyhow!("starting MCP: {e}"))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| anyhow::anyhow!("MCP: {e}"))?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_a_tool_with_an_object_schema_and_core_is_a_subset() {
+        let all = choose("all").expect("all");
+        let names: Vec<&str> = all.iter().map(|e| e.api_name()).collect();
+        let registry: Vec<&str> = commands::registry().iter().map(|e| e.api_name()).collect();
+        assert_eq!(names, registry, "the tool list is the registry");
+        for e in &all {
+            let t = tool(e);
+            assert_eq!(t.name, e.api_name());
+            assert_eq!(
+                t.input_schema.get("type"),
+                Some(&json!("object")),
+                "{}",
+                e.api_name()
+            );
+            assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
+        }
+        let core = choose("core").expect("core");
+        assert_eq!(core.len(), CORE.len(), "every core tool is a command");
+        assert!(choose("goto,nope").is_err());
+        let snapshot = tool(commands::find("snapshot").expect("snapshot"));
+        let hints = snapshot.annotations.expect("annotations");
+        assert_eq!(hints.read_only_hint, Some(true));
+        let close = tool(commands::find("close").expect("close"));
+        assert_eq!(close.annotations.expect("a").destructive_hint, Some(true));
+    }
+}

@@ -298,8 +298,7 @@ fn mcp(globals: &Globals, tools: &str) -> ExitCode {
         tools,
         globals.session.clone(),
         globals.client.clone(),
-        home,
-        port,
+        crate::mcp::Backend::Socket { home, port },
     );
     match crate::mcp::serve_stdio(server) {
         Ok(()) => ExitCode::SUCCESS,

@@ -114,6 +114,14 @@ pub struct State {
     relay: Mutex<Option<Arc<crate::browser::relay::Link>>>,
 }
 
+/// Runs one request as `POST /command` does (for in-process surfaces: MCP).
+pub async fn dispatch_request(
+    state: Arc<State>,
+    request: crate::commands::envelope::Request,
+) -> crate::commands::envelope::Response {
+    dispatch::dispatch(state, request).await
+}
+
 impl State {
     pub fn new(
         home: Home,

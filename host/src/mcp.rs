@@ -86,13 +86,22 @@ pub fn tool(entry: &Entry) -> Tool {
     .with_annotations(annotations)
 }
 
-/// The MCP server: a registry subset, a session, the daemon's client.
+/// Where tool calls go.
+#[derive(Clone)]
+pub enum Backend {
+    /// The daemon's Unix socket, as the CLI talks to it (`webrig mcp`).
+    Socket { home: Home, port: u16 },
+    /// Inside the daemon (`/mcp`): the same dispatch as `/command`.
+    InProcess(Arc<crate::daemon::State>),
+}
+
+/// The MCP server: a registry subset, a session, where calls go.
+#[derive(Clone)]
 pub struct Server {
     tools: Vec<&'static Entry>,
     session: String,
     client_id: Option<String>,
-    home: Home,
-    port: u16,
+    backend: Backend,
 }
 
 impl Server {
@@ -100,21 +109,19 @@ impl Server {
         tools: Vec<&'static Entry>,
         session: String,
         client_id: Option<String>,
-        home: Home,
-        port: u16,
+        backend: Backend,
     ) -> Server {
         Server {
             tools,
             session,
             client_id,
-            home,
-            port,
+            backend,
         }
     }
 
-    /// Runs one tool call through the daemon (blocking: the CLI's client).
-    fn call(&self, entry: &'static Entry, args: Value) -> CallToolResult {
-        let request = Request {
+    /// Runs one tool call through the daemon.
+    async fn call(&self, entry: &'static Entry, args: Value) -> CallToolResult {
+        let mut request = Request {
             id: None,
             session: Some(self.session.clone()),
             tab: None,
@@ -126,22 +133,44 @@ impl Server {
             local_files: false,
             events: None,
         };
-        let client = Client::new(self.home.clone(), self.port);
-        let timeout = entry.timeout_for(&request.args);
-        match client.send(&request, entry.autostart(), timeout, None) {
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
-                "outcome_unknown: the daemon did not answer: {e:#}"
-            ))]),
-            Ok((_, response)) => match (response.result, response.error) {
-                (_, Some(error)) => {
-                    let mut text = format!("{}: {}", error.code(), error.message());
-                    if let Some(hint) = error.hint() {
-                        text.push_str(&format!("\nhint: {hint}"));
+        let response = match &self.backend {
+            Backend::Socket { home, port } => {
+                let client = Client::new(home.clone(), *port);
+                let timeout = entry.timeout_for(&request.args);
+                let autostart = entry.autostart();
+                let sent = tokio::task::spawn_blocking(move || {
+                    client.send(&request, autostart, timeout, None)
+                })
+                .await;
+                match sent {
+                    Ok(Ok((_, response))) => response,
+                    Ok(Err(e)) => {
+                        return CallToolResult::error(vec![ContentBlock::text(format!(
+                            "outcome_unknown: the daemon did not answer: {e:#}"
+                        ))]);
                     }
-                    CallToolResult::error(vec![ContentBlock::text(text)])
+                    Err(e) => {
+                        return CallToolResult::error(vec![ContentBlock::text(format!(
+                            "internal: {e}"
+                        ))]);
+                    }
                 }
-                (result, None) => answer(entry, result.unwrap_or(Value::Null)),
-            },
+            }
+            Backend::InProcess(state) => {
+                // The HTTP door: local files only when config.toml says so.
+                request.local_files = state.access().http_local_files;
+                crate::daemon::dispatch_request(state.clone(), request).await
+            }
+        };
+        match (response.result, response.error) {
+            (_, Some(error)) => {
+                let mut text = format!("{}: {}", error.code(), error.message());
+                if let Some(hint) = error.hint() {
+                    text.push_str(&format!("\nhint: {hint}"));
+                }
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            }
+            (result, None) => answer(entry, result.unwrap_or(Value::Null)),
         }
     }
 }
@@ -218,18 +247,30 @@ impl ServerHandler for Server {
             ));
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let server = Server {
-            tools: Vec::new(),
-            session: self.session.clone(),
-            client_id: self.client_id.clone(),
-            home: self.home.clone(),
-            port: self.port,
-        };
-        let result = tokio::task::spawn_blocking(move || server.call(entry, args))
-            .await
-            .map_err(|e| McpError::internal_error(format!("the call did not finish: {e}"), None))?;
-        Ok(result.into())
+        Ok(self.call(entry, args).await.into())
     }
+}
+
+/// MCP over Streamable HTTP for the daemon's `/mcp` (behind its token,
+/// Host and Origin checks): every tool, in session `default` unless the
+/// caller's tool arguments name none (one server per MCP session).
+pub fn http_service(
+    state: Arc<crate::daemon::State>,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    Server,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    let server = Server::new(
+        commands::registry().iter().collect(),
+        "default".into(),
+        None,
+        Backend::InProcess(state),
+    );
+    rmcp::transport::streamable_http_server::StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::default(),
+        Default::default(),
+    )
 }
 
 /// Serves MCP on stdin/stdout until the client goes away.

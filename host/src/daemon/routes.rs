@@ -28,6 +28,7 @@ pub fn app(state: Arc<State>) -> Router {
         .route("/command", post(command))
         .route("/command/stream", post(command_stream))
         .route("/openapi.json", get(openapi))
+        .nest_service("/mcp", crate::mcp::http_service(state.clone()))
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/ping", get(ping))

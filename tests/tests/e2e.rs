@@ -10,6 +10,7 @@ mod e2e {
     pub mod doors;
     pub mod load;
     pub mod macros;
+    pub mod mcp;
     pub mod mcp_http;
     pub mod nav;
     pub mod plugins;

@@ -12,6 +12,7 @@ mod bench_workflows;
 mod demo;
 mod fuzz;
 mod js_plugin;
+mod mcp_client;
 mod rig;
 mod setup;
 
@@ -47,13 +48,21 @@ fn test(extra: &[String]) -> Result<(), String> {
     setup::test_plugins()?;
     setup::step("building webrig");
     setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
+    // A real MCP client (the official Python SDK, from PyPI) for the MCP tests.
+    let mcp_python = mcp_client::ensure_venv()?;
     setup::step(&format!(
         "running every test suite (browser: {})",
         browser.display()
     ));
     let mut args = vec!["test", "--workspace", "--"];
     args.extend(extra.iter().map(String::as_str));
-    setup::cargo_env(&args, &[("WEBRIG_BROWSER", browser.as_os_str())])
+    setup::cargo_env(
+        &args,
+        &[
+            ("WEBRIG_BROWSER", browser.as_os_str()),
+            ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
+        ],
+    )
 }
 
 fn docs() -> Result<(), String> {

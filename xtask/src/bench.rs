@@ -6,7 +6,7 @@
 //! - the first command on a cold machine: daemon start + browser launch + goto;
 //! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
 //!
-//! `cargo xtask bench flood|pages|macros|workflows|relay` runs one part alone.
+//! `cargo xtask bench flood|pages|macros|workflows|relay|mcp` runs one part alone.
 
 use std::time::Duration;
 
@@ -36,6 +36,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "relay") {
         setup::build_bins(true)?;
         return super::bench_relay::run();
+    }
+    if args.iter().any(|a| a == "mcp") {
+        setup::build_bins(true)?;
+        return super::bench_mcp::run();
     }
     if args.iter().any(|a| a == "pages") {
         // Only `eval 1`, snapshots and clicks (a few minutes with the
@@ -99,6 +103,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     super::bench_macros::run(&Rig::start("release")?)?;
     super::bench_workflows::run(&Rig::start("release")?)?;
     super::bench_relay::run()?;
+    super::bench_mcp::run()?;
     super::bench_plugins::run()
 }
 

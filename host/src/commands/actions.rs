@@ -585,11 +585,11 @@ pub struct Scroll {
     /// An element to scroll into view (or to scroll inside, with --dx/--dy).
     pub target: Option<String>,
     /// Pixels to scroll right (negative: left).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
     #[serde(default)]
     pub dx: i64,
     /// Pixels to scroll down (negative: up).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
     #[serde(default)]
     pub dy: i64,
     /// Return a snapshot (full) or only its changes (diff) afterwards.

@@ -252,8 +252,7 @@ impl ServerHandler for Server {
 }
 
 /// MCP over Streamable HTTP for the daemon's `/mcp` (behind its token,
-/// Host and Origin checks): every tool, in session `default` unless the
-/// caller's tool arguments name none (one server per MCP session).
+/// Host and Origin checks): every tool, acting in session `default`.
 pub fn http_service(
     state: Arc<crate::daemon::State>,
 ) -> rmcp::transport::streamable_http_server::StreamableHttpService<
@@ -266,10 +265,15 @@ pub fn http_service(
         None,
         Backend::InProcess(state),
     );
+    // Stateless, plain JSON answers: tools need no server-to-client
+    // requests, and each call stands alone (as on `/command`).
+    let mut config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
+    config.legacy_session_mode = false;
+    config.json_response = true;
     rmcp::transport::streamable_http_server::StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::default(),
-        Default::default(),
+        config,
     )
 }
 

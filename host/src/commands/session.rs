@@ -24,6 +24,11 @@ pub struct Launch {
     /// The browser executable (else WEBRIG_BROWSER, else chromium/chrome on PATH).
     #[arg(long, value_name = "PATH")]
     pub browser_path: Option<PathBuf>,
+    /// Use your own browser through the paired webrig extension instead of
+    /// starting one (the same as `connect --extension`).
+    #[arg(long, conflicts_with_all = ["headed", "profile", "browser_path"])]
+    #[serde(default)]
+    pub extension: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -44,6 +49,12 @@ impl Command for Launch {
     }
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        if self.extension {
+            let link = relay_link(&cx)?;
+            let session = cx.session()?;
+            session.connect_extension(&link).await?;
+            return started(session).await;
+        }
         if self.browser_path.is_some() {
             cx.require_local_files("--browser-path (it runs an executable)")?;
         }

@@ -239,7 +239,8 @@ fn the_extension_reconnects_to_a_restarted_daemon() {
         format!("chrome-extension://{}", extension_id())
     );
     let s = "back";
-    d.ok(s, "connect", json!({ "extension": true }));
+    // `launch --extension` is the same binding as `connect --extension`.
+    d.ok(s, "launch", json!({ "extension": true }));
     d.ok(s, "tab_new", json!({}));
     d.ok(s, "goto", json!({ "url": web().url("index.html") }));
 }

@@ -225,8 +225,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut out = ListToolsResult::default();
-        out.tools = self.tools.iter().map(|e| tool(e)).collect();
+        // rmcp's result types are non_exhaustive: no struct literal.
+        #[allow(clippy::field_reassign_with_default)]
+        let out = {
+            let mut out = ListToolsResult::default();
+            out.tools = self.tools.iter().map(|e| tool(e)).collect();
+            out
+        };
         Ok(out)
     }
 
@@ -267,9 +272,15 @@ pub fn http_service(
     );
     // Stateless, plain JSON answers: tools need no server-to-client
     // requests, and each call stands alone (as on `/command`).
-    let mut config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
-    config.legacy_session_mode = false;
-    config.json_response = true;
+    // Non_exhaustive: set field by field.
+    #[allow(clippy::field_reassign_with_default)]
+    let config = {
+        let mut config =
+            rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
+        config.legacy_session_mode = false;
+        config.json_response = true;
+        config
+    };
     rmcp::transport::streamable_http_server::StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::default(),

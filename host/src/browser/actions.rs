@@ -186,13 +186,68 @@ impl Button {
     }
 }
 
-pub async fn mouse_move(tab: &Tab, x: f64, y: f64, modifiers: u32) -> Result<(), ApiError> {
-    tab.call(
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers }),
-    )
-    .await?;
-    Ok(())
+/// Where mouse input for a target goes. The tab's own session takes it at
+/// top-frame coordinates, except for a target in an out-of-process frame:
+/// that frame's session takes it, at the frame's coordinates (through the
+/// extension relay, `chrome.debugger` does not route a tab's input into its
+/// out-of-process frames; the frame's own session works on every transport).
+pub struct Pointer {
+    frame: Option<(super::cdp::Session, f64, f64)>,
+}
+
+impl Pointer {
+    /// Input at top-frame coordinates through the tab.
+    pub fn top() -> Pointer {
+        Pointer { frame: None }
+    }
+
+    /// The pointer for a located target.
+    pub async fn of(frames: &Frames, at: &Located) -> Result<Pointer, ApiError> {
+        let top = frames.frame(0).map(|f| f.session.id().to_string());
+        match frames.frame(at.ordinal) {
+            Some(f) if Some(f.session.id()) != top.as_deref() => {
+                let (dx, dy) = frames.offset(at.ordinal).await?;
+                Ok(Pointer {
+                    frame: Some((f.session.clone(), dx, dy)),
+                })
+            }
+            _ => Ok(Pointer::top()),
+        }
+    }
+
+    /// One `Input.dispatchMouseEvent` at top-frame (x, y).
+    async fn send(&self, tab: &Tab, x: f64, y: f64, mut event: Value) -> Result<(), ApiError> {
+        match &self.frame {
+            None => {
+                event["x"] = json!(x);
+                event["y"] = json!(y);
+                tab.call("Input.dispatchMouseEvent", event).await?;
+            }
+            Some((session, dx, dy)) => {
+                event["x"] = json!(x - dx);
+                event["y"] = json!(y - dy);
+                session.call("Input.dispatchMouseEvent", event).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub async fn mouse_move(
+    tab: &Tab,
+    pointer: &Pointer,
+    x: f64,
+    y: f64,
+    modifiers: u32,
+) -> Result<(), ApiError> {
+    pointer
+        .send(
+            tab,
+            x,
+            y,
+            json!({ "type": "mouseMoved", "modifiers": modifiers }),
+        )
+        .await
 }
 
 /// Presses and releases `button` `count` times at (x, y) (a double click is
@@ -203,6 +258,7 @@ pub async fn mouse_move(tab: &Tab, x: f64, y: f64, modifiers: u32) -> Result<(),
 /// state and fires the boundary events itself.
 pub async fn click_at(
     tab: &Tab,
+    pointer: &Pointer,
     x: f64,
     y: f64,
     button: Button,
@@ -211,19 +267,12 @@ pub async fn click_at(
 ) -> Result<(), ApiError> {
     for n in 1..=count.max(1) {
         for kind in ["mousePressed", "mouseReleased"] {
-            let sent = tab
-                .call(
-                    "Input.dispatchMouseEvent",
-                    json!({ "type": kind, "x": x, "y": y, "button": button.cdp(), "clickCount": n, "modifiers": modifiers }),
-                )
-                .await;
-            match sent {
+            let event = json!({ "type": kind, "button": button.cdp(), "clickCount": n, "modifiers": modifiers });
+            match pointer.send(tab, x, y, event).await {
                 // The click opened a dialog: it happened; the dialog is
                 // reported with the result and answered with `dialog`.
                 Err(_) if tab.dialog().is_some() => return Ok(()),
-                other => {
-                    other?;
-                }
+                other => other?,
             }
         }
     }
@@ -231,7 +280,7 @@ pub async fn click_at(
 }
 
 pub async fn drag(tab: &Tab, from: (f64, f64), to: (f64, f64)) -> Result<(), ApiError> {
-    mouse_move(tab, from.0, from.1, 0).await?;
+    mouse_move(tab, &Pointer::top(), from.0, from.1, 0).await?;
     tab.call(
         "Input.dispatchMouseEvent",
         json!({ "type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "clickCount": 1 }),

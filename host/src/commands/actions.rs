@@ -148,11 +148,12 @@ async fn click_target(
     mods: u32,
     deadline: Instant,
 ) -> Result<(), ApiError> {
-    let (x, y) = {
+    let (x, y, pointer) = {
         let (mut frames, at) = act::target(tab, target).await?;
-        act::point(&mut frames, &at, true, true, deadline).await?
+        let (x, y) = act::point(&mut frames, &at, true, true, deadline).await?;
+        (x, y, act::Pointer::of(&frames, &at).await?)
     };
-    act::click_at(tab, x, y, button, count, mods).await
+    act::click_at(tab, &pointer, x, y, button, count, mods).await
 }
 
 /// Click an element (a ref like @e5, or a CSS selector).
@@ -260,11 +261,12 @@ simple_action!(
     "Move the mouse over an element.",
     "hovered",
     |tab, target, deadline| {
-        let (x, y) = {
+        let (x, y, pointer) = {
             let (mut frames, at) = act::target(&tab, &target).await?;
-            act::point(&mut frames, &at, false, true, deadline).await?
+            let (x, y) = act::point(&mut frames, &at, false, true, deadline).await?;
+            (x, y, act::Pointer::of(&frames, &at).await?)
         };
-        act::mouse_move(&tab, x, y, 0).await?;
+        act::mouse_move(&tab, &pointer, x, y, 0).await?;
         Ok(None)
     }
 );

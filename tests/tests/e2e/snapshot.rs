@@ -159,46 +159,55 @@ fn text_reads_as_rendered_with_spaces_and_block_separators() {
     insta::assert_snapshot!("text_flow", text.replace(&web().port().to_string(), "PORT"));
 }
 
-#[test]
-fn same_and_cross_origin_iframes_are_stitched_in_and_clickable() {
-    let s = session!();
-    s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
-    s.ok(
+both_transports!(
+    same_and_cross_origin_iframes_are_stitched_in_and_clickable,
+    |s| {
+        s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
+        s.ok(
         "wait",
         json!({ "fn": "document.querySelectorAll('iframe')[1].getBoundingClientRect().width > 0" }),
     );
-    // The cross-site frame loads on its own; wait until both children answer.
-    let mut text = String::new();
-    for _ in 0..50 {
-        text = snap(&s, json!({}));
-        if text.matches("button \"Press me\"").count() == 2 {
-            break;
+        // The cross-site frame loads on its own; wait until both children answer.
+        let mut text = String::new();
+        for _ in 0..50 {
+            text = snap(&s, json!({}));
+            if text.matches("button \"Press me\"").count() == 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(text.matches("button \"Press me\"").count(), 2, "{text}");
+        // One golden for both transports (its name from before they shared it).
+        let mut settings = insta::Settings::clone_current();
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| {
+            insta::assert_snapshot!(
+                "e2e__e2e__snapshot__frames",
+                text.replace(&web().port().to_string(), "PORT")
+            )
+        });
+        let refs: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains("\"Press me\""))
+            .map(|l| {
+                l.trim_start()
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert!(
+            refs.iter().all(|r| r.starts_with("@f")),
+            "frame refs carry their frame: {refs:?}"
+        );
+        s.ok("click", json!({ "target": refs[0] }));
+        s.ok("click", json!({ "target": refs[1] }));
+        let after = snap(&s, json!({}));
+        assert!(after.contains("Clicked in same"), "{after}");
+        assert!(after.contains("Clicked in cross"), "{after}");
     }
-    assert_eq!(text.matches("button \"Press me\"").count(), 2, "{text}");
-    insta::assert_snapshot!("frames", text.replace(&web().port().to_string(), "PORT"));
-    let refs: Vec<String> = text
-        .lines()
-        .filter(|l| l.contains("\"Press me\""))
-        .map(|l| {
-            l.trim_start()
-                .split(' ')
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
-    assert!(
-        refs.iter().all(|r| r.starts_with("@f")),
-        "frame refs carry their frame: {refs:?}"
-    );
-    s.ok("click", json!({ "target": refs[0] }));
-    s.ok("click", json!({ "target": refs[1] }));
-    let after = snap(&s, json!({}));
-    assert!(after.contains("Clicked in same"), "{after}");
-    assert!(after.contains("Clicked in cross"), "{after}");
-}
+);
 
 both_transports!(
     refs_are_stable_across_snapshots_and_fail_closed_when_stale,

@@ -587,7 +587,8 @@ impl From<CdpError> for ApiError {
                     || message.contains("No target with given id")
                     // chrome.debugger, through the extension relay.
                     || message.contains("No tab with given id")
-                    || message.contains("Debugger is not attached") =>
+                    || message.contains("Debugger is not attached")
+                    || message.contains("Detached while handling command") =>
             {
                 ApiError::not_found(format!("the tab is gone: {message}"))
                     .with_hint("list tabs with webrig tabs")

@@ -197,10 +197,20 @@ fn a_dropped_relay_answers_outcome_unknown_and_the_extension_comes_back() {
             d.cmd(
                 s,
                 "eval",
-                json!({ "script": "new Promise(r => setTimeout(() => r(1), 4000))" }),
+                json!({ "script": "document.title = 'in flight'; new Promise(r => setTimeout(() => r(1), 10000))" }),
             )
         });
-        std::thread::sleep(Duration::from_millis(500));
+        // Until the page runs the eval (its title says so): the call is
+        // then in flight through the extension.
+        let until = Instant::now() + Duration::from_secs(20);
+        while !user
+            .call(None, "Target.getTargets", json!({}))
+            .to_string()
+            .contains("in flight")
+        {
+            assert!(Instant::now() < until, "the eval never reached the page");
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let (_, page) = user.open("about:blank");
         user.call(Some(&page), "ServiceWorker.enable", json!({}));
         user.call(Some(&page), "ServiceWorker.stopAllWorkers", json!({}));

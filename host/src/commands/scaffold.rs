@@ -177,6 +177,7 @@ const KIT: &[(&str, &str)] = embed![
     "plugins/kit/Cargo.toml",
     "plugins/kit/src/lib.rs",
     "plugins/kit/src/date.rs",
+    "plugins/kit/src/escape.rs",
     "plugins/kit/src/html.rs",
     "plugins/kit/src/html/entities.rs",
     "plugins/kit/src/html/meta.rs",

@@ -35,6 +35,7 @@
 //!   non-http links).
 
 pub mod date;
+pub mod escape;
 pub mod html;
 pub mod readable;
 pub mod url;

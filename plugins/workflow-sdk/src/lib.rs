@@ -258,6 +258,22 @@ pub mod log {
     }
 }
 
+/// The runtime's failure code (as in `failure.code`) for an error a host
+/// import returned.
+pub fn failure_code(e: &Error) -> &'static str {
+    match e {
+        Error::Denied(_) => "policy_blocked",
+        Error::NotFound(_) => "not_found",
+        Error::InvalidInput(_) => "invalid_input",
+        Error::RateLimited(_) => "rate_limited",
+        Error::Auth(_) => "auth",
+        Error::Timeout(_) => "timeout",
+        Error::Upstream(_) => "upstream",
+        Error::Unsupported(_) => "not_supported",
+        Error::Internal(_) => "internal",
+    }
+}
+
 /// The error's message, whatever its kind.
 pub fn error_message(e: &Error) -> &str {
     match e {

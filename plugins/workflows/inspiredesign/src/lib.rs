@@ -66,19 +66,7 @@ pub fn params(input: &Value) -> Result<(String, Vec<String>), Error> {
 }
 
 /// The runtime failure code for a host error.
-pub fn code_of(e: &Error) -> &'static str {
-    match e {
-        Error::Denied(_) => "policy_blocked",
-        Error::NotFound(_) => "not_found",
-        Error::InvalidInput(_) => "invalid_input",
-        Error::RateLimited(_) => "rate_limited",
-        Error::Auth(_) => "auth",
-        Error::Timeout(_) => "timeout",
-        Error::Upstream(_) => "upstream",
-        Error::Unsupported(_) => "not_supported",
-        Error::Internal(_) => "internal",
-    }
-}
+pub use webrig_workflow_sdk::failure_code as code_of;
 
 fn problem(number: usize, url: &str, step: &str, e: &Error, fatal: bool) -> Problem {
     Problem {

@@ -13,20 +13,7 @@ use crate::tokens::{System, Tokens};
 use std::fmt::Write;
 
 /// Escapes text for HTML content and quoted attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use webrig_workflow_sdk::kit::escape::html as esc;
 
 /// A font-family stack fit for a `style` attribute: letters, digits,
 /// spaces, commas, hyphens, underscores and quotes only.

@@ -5,29 +5,8 @@
 use crate::facts::{self, Product};
 use crate::storyboard::{self, Shot};
 
-/// Page-derived text made inert in Markdown (CommonMark backslash escapes
-/// for markup characters; `&` only where it could start an entity).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '!' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '&' if chars
-                .peek()
-                .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '#') =>
-            {
-                out.push_str("\\&");
-            }
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Page-derived text made inert in Markdown.
+pub use webrig_workflow_sdk::kit::escape::markdown as escape;
 
 /// A URL Markdown may link: http(s) only, with the characters that could
 /// end an autolink encoded.

@@ -207,20 +207,8 @@ impl Workflow for Flow {
     }
 }
 
-/// The runtime failure code for an error (for the result's `failures`).
-pub fn code_of(e: &Error) -> &'static str {
-    match e {
-        Error::Denied(_) => "policy_blocked",
-        Error::NotFound(_) => "not_found",
-        Error::InvalidInput(_) => "invalid_input",
-        Error::RateLimited(_) => "rate_limited",
-        Error::Auth(_) => "auth",
-        Error::Timeout(_) => "timeout",
-        Error::Upstream(_) => "upstream",
-        Error::Unsupported(_) => "not_supported",
-        Error::Internal(_) => "internal",
-    }
-}
+/// The runtime failure code for a host error.
+pub use webrig_workflow_sdk::failure_code as code_of;
 
 #[cfg(target_arch = "wasm32")]
 webrig_workflow_sdk::export_workflow!(Flow);

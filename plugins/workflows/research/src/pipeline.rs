@@ -41,19 +41,7 @@ pub struct Found {
 }
 
 /// The runtime failure code for a WIT error.
-pub fn error_code(e: &Error) -> &'static str {
-    match e {
-        Error::Denied(_) => "policy_blocked",
-        Error::NotFound(_) => "not_found",
-        Error::InvalidInput(_) => "invalid_input",
-        Error::RateLimited(_) => "rate_limited",
-        Error::Auth(_) => "auth",
-        Error::Timeout(_) => "timeout",
-        Error::Upstream(_) => "upstream",
-        Error::Unsupported(_) => "not_supported",
-        Error::Internal(_) => "internal",
-    }
-}
+pub use webrig_workflow_sdk::failure_code as error_code;
 
 /// Gathers the searches' answers (`(source, outcome)` in order) into
 /// records; a search that failed as a whole is a failure of that source.

@@ -10,20 +10,7 @@ use crate::pipeline::{Options, Outcome};
 use webrig_workflow_sdk::types::Failure;
 
 /// Text for HTML content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use webrig_workflow_sdk::kit::escape::html as escape;
 
 /// An `href` value: http(s) URLs only (no `javascript:`), escaped.
 fn href(url: &str) -> Option<String> {

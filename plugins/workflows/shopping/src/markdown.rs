@@ -4,31 +4,8 @@ use crate::pick::{self, short};
 use crate::pipeline::{Options, Outcome};
 use webrig_workflow_sdk::types::Failure;
 
-/// Page-derived text made inert in Markdown: characters that would start
-/// markup (emphasis, code, links, raw HTML, table cells, headings) are
-/// backslash-escaped, as CommonMark allows for any ASCII punctuation; `&`
-/// only where it could start an entity; line breaks become spaces.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '!' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '&' if chars
-                .peek()
-                .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '#') =>
-            {
-                out.push_str("\\&");
-            }
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Page-derived text made inert in Markdown.
+pub use webrig_workflow_sdk::kit::escape::markdown as escape;
 
 /// A link target Markdown cannot be broken out of: http(s) only, spaces
 /// and parentheses percent-encoded.

@@ -367,21 +367,41 @@ impl Tab {
     /// only changes what holds its value. Statements keep their REPL
     /// semantics and are capped by the dispatcher once back.
     pub async fn eval_user(&self, script: &str, max: usize) -> Result<Capped<Value>, ApiError> {
+        // Objects the evaluation left in its group (a holder, an exception):
+        // released after, in the background. A primitive leaves none, so
+        // `eval 1` is one round trip, which counts through the relay.
+        let mut held = false;
         let result = match expression_of(script) {
-            Some(expr) if self.parses_as_expression(expr).await? => {
-                self.eval_expression(expr, max).await
-            }
-            _ => self.eval_statements(script).await.map(Capped::Fits),
+            // One call in the common case: a script that does not parse as an
+            // expression fails to compile, so nothing ran and it may run
+            // again as statements. Only a SyntaxError is ambiguous (the
+            // script's own, thrown at run time, or the compiler's), and only
+            // then is it parsed apart.
+            Some(expr) => match self.eval_expression(expr, max, &mut held).await {
+                Err(Evaluated::SyntaxError(_)) if !self.parses_as_expression(expr).await? => {
+                    self.eval_statements(script, &mut held)
+                        .await
+                        .map(Capped::Fits)
+                }
+                Err(Evaluated::SyntaxError(e) | Evaluated::Failed(e)) => Err(e),
+                Ok(v) => Ok(v),
+            },
+            None => self
+                .eval_statements(script, &mut held)
+                .await
+                .map(Capped::Fits),
         };
-        let cdp = self.inner.cdp.clone();
-        tokio::spawn(async move {
-            let _ = cdp
-                .call(
-                    "Runtime.releaseObjectGroup",
-                    json!({ "objectGroup": "webrig-eval" }),
-                )
-                .await;
-        });
+        if held {
+            let cdp = self.inner.cdp.clone();
+            tokio::spawn(async move {
+                let _ = cdp
+                    .call(
+                        "Runtime.releaseObjectGroup",
+                        json!({ "objectGroup": "webrig-eval" }),
+                    )
+                    .await;
+            });
+        }
         result
     }
 
@@ -409,7 +429,12 @@ impl Tab {
     /// comes inline, as an evaluation gives it (in one call, which matters
     /// to a script that closes its own page); anything else stays in the
     /// holder array and is fetched by value.
-    async fn eval_expression(&self, expr: &str, max: usize) -> Result<Capped<Value>, ApiError> {
+    async fn eval_expression(
+        &self,
+        expr: &str,
+        max: usize,
+        held: &mut bool,
+    ) -> Result<Capped<Value>, Evaluated> {
         let measured = format!(
             "await (async (h) => {{ {MEASURE} \
                if (n > {max}) return BigInt(n); \
@@ -428,19 +453,25 @@ impl Tab {
                 }),
             )
             .await?;
+        *held |= holds_objects(&reply);
+        if let Some(details) = reply.get("exceptionDetails") {
+            let error = value_of(&reply).expect_err("an exception is an error");
+            return Err(if details["exception"]["className"] == "SyntaxError" {
+                Evaluated::SyntaxError(error)
+            } else {
+                Evaluated::Failed(error)
+            });
+        }
         let result = &reply["result"];
-        if reply.get("exceptionDetails").is_none() && result["type"] == "bigint" {
+        if result["type"] == "bigint" {
             let n = result["unserializableValue"]
                 .as_str()
                 .and_then(|n| n.trim_end_matches('n').parse().ok())
                 .unwrap_or(usize::MAX);
             return Ok(Capped::TooLarge(n));
         }
-        let Some(holder) = result["objectId"]
-            .as_str()
-            .filter(|_| reply.get("exceptionDetails").is_none())
-        else {
-            return value_of(&reply).map(Capped::Fits);
+        let Some(holder) = result["objectId"].as_str() else {
+            return Ok(Capped::Fits(value_of(&reply)?));
         };
         let reply = self
             .call(
@@ -454,13 +485,13 @@ impl Tab {
                 }),
             )
             .await?;
-        value_of(&reply).map(Capped::Fits)
+        Ok(Capped::Fits(value_of(&reply)?))
     }
 
     /// The script as REPL statements; their value comes back whatever its
     /// size. REPL mode hands back a promise that is the script's value
     /// unresolved, hence the second step.
-    async fn eval_statements(&self, script: &str) -> Result<Value, ApiError> {
+    async fn eval_statements(&self, script: &str, held: &mut bool) -> Result<Value, ApiError> {
         let reply = self
             .call(
                 "Runtime.evaluate",
@@ -473,6 +504,7 @@ impl Tab {
                 }),
             )
             .await?;
+        *held |= holds_objects(&reply);
         if reply.get("exceptionDetails").is_some() {
             return value_of(&reply);
         }
@@ -542,6 +574,26 @@ fn expression_of(script: &str) -> Option<&str> {
         || head.starts_with('{')
         || ["function", "async", "class", "let"].into_iter().any(word);
     (!statement).then_some(expr)
+}
+
+/// How an expression's evaluation failed: a SyntaxError may mean it did
+/// not compile (and ran nothing).
+enum Evaluated {
+    SyntaxError(ApiError),
+    Failed(ApiError),
+}
+
+impl From<ApiError> for Evaluated {
+    fn from(e: ApiError) -> Self {
+        Evaluated::Failed(e)
+    }
+}
+
+/// Whether a reply left remote objects behind (a value or an exception
+/// held by reference).
+fn holds_objects(reply: &Value) -> bool {
+    reply["result"].get("objectId").is_some()
+        || reply["exceptionDetails"]["exception"].get("objectId").is_some()
 }
 
 /// Reads a `Runtime.evaluate` / `callFunctionOn` reply.

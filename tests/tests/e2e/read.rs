@@ -140,6 +140,37 @@ fn eval_returns_json_values_and_awaits_promises() {
 }
 
 #[test]
+fn eval_runs_statements_and_runs_a_script_once() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("index.html") }));
+    let v = |script: &str| s.ok("eval", json!({ "script": script }))["value"].clone();
+    // Statements (REPL mode): declarations, redeclaration, the last value.
+    assert_eq!(v("const a = 2; a * 3"), json!(6));
+    assert_eq!(v("let b = 1; b += 4; b"), json!(5));
+    assert_eq!(v("let b = 7; b"), json!(7));
+    assert_eq!(v("if (true) { 'yes' } else { 'no' }"), json!("yes"));
+    // A SyntaxError the script throws while running is its error, and the
+    // script ran once (not again as statements).
+    let e = s.err(
+        "eval",
+        json!({ "script": "(window.__runs = (window.__runs || 0) + 1, JSON.parse('{'))" }),
+        "invalid_argument",
+    );
+    assert!(
+        e["message"].as_str().unwrap_or_default().contains("SyntaxError"),
+        "{e}"
+    );
+    assert_eq!(v("window.__runs"), json!(1));
+    // Statements that throw a SyntaxError at run time run once too.
+    s.err(
+        "eval",
+        json!({ "script": "window.__runs += 1; JSON.parse('{')" }),
+        "invalid_argument",
+    );
+    assert_eq!(v("window.__runs"), json!(2));
+}
+
+#[test]
 fn eval_reports_page_exceptions_and_syntax_errors() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("index.html") }));

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod bindings;
 pub mod capture;
 pub mod cdp;
+pub mod devtools;
 pub mod frames;
 pub mod keeper;
 pub mod keys;

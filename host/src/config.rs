@@ -55,6 +55,37 @@ pub struct Limits {
     /// A browser is not started when less than `session_memory_mib` plus
     /// this much memory is available, MiB (refused before the machine swaps).
     pub min_free_memory_mib: u64,
+    /// `[devtools]`: what the tabs' console and network capture keeps.
+    #[serde(skip)]
+    pub devtools: Devtools,
+}
+
+/// `[devtools]` in config.toml: the capture of console, errors and network.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Devtools {
+    /// Record console, errors and network of every tab (off: those
+    /// commands answer empty, and pages run without the extra events).
+    pub capture: bool,
+    /// Entries kept per tab.
+    pub console_entries: usize,
+    pub error_entries: usize,
+    pub network_entries: usize,
+    /// Response bodies the browser keeps per tab for `network body`, bytes
+    /// (its own buffer; the oldest go first).
+    pub network_body_bytes: usize,
+}
+
+impl Default for Devtools {
+    fn default() -> Self {
+        Devtools {
+            capture: true,
+            console_entries: 500,
+            error_entries: 500,
+            network_entries: 500,
+            network_body_bytes: 8 << 20,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -79,6 +110,7 @@ impl Default for Limits {
             idle_timeout_ms: 30_000,
             session_memory_mib: SESSION_MEMORY_MIB,
             min_free_memory_mib: 512,
+            devtools: Devtools::default(),
         }
     }
 }
@@ -133,6 +165,7 @@ struct ConfigFile {
     /// import (e.g. a provider's `base_url`).
     plugins: PluginSettings,
     access: Access,
+    devtools: Devtools,
 }
 
 /// `[access]`: what the daemon lets a token holder on the HTTP API do beyond
@@ -183,28 +216,38 @@ impl Limits {
     /// Reads `[limits]` from `config.toml` in `home` (defaults when absent).
     pub fn load(home: &Home) -> anyhow::Result<Limits> {
         let (path, file) = read_config(home)?;
-        let l = file.limits;
+        let mut l = file.limits;
+        l.devtools = file.devtools;
         let positive = [
-            ("body_bytes", l.body_bytes as u64),
-            ("sessions", l.sessions as u64),
-            ("tabs_per_session", l.tabs_per_session as u64),
+            ("limits.body_bytes", l.body_bytes as u64),
+            ("limits.sessions", l.sessions as u64),
+            ("limits.tabs_per_session", l.tabs_per_session as u64),
             (
                 "parallel_tabs_per_session",
                 l.parallel_tabs_per_session as u64,
             ),
-            ("timeout_default_ms", l.timeout_default_ms),
-            ("timeout_max_ms", l.timeout_max_ms),
-            ("pair_attempts", u64::from(l.pair_attempts)),
-            ("snapshot_nodes", l.snapshot_nodes as u64),
-            ("snapshot_chars", l.snapshot_chars as u64),
-            ("result_bytes", l.result_bytes as u64),
-            ("connections", l.connections as u64),
-            ("header_timeout_ms", l.header_timeout_ms),
-            ("idle_timeout_ms", l.idle_timeout_ms),
-            ("session_memory_mib", l.session_memory_mib),
+            ("limits.timeout_default_ms", l.timeout_default_ms),
+            ("limits.timeout_max_ms", l.timeout_max_ms),
+            ("limits.pair_attempts", u64::from(l.pair_attempts)),
+            ("limits.snapshot_nodes", l.snapshot_nodes as u64),
+            ("limits.snapshot_chars", l.snapshot_chars as u64),
+            ("limits.result_bytes", l.result_bytes as u64),
+            ("limits.connections", l.connections as u64),
+            ("limits.header_timeout_ms", l.header_timeout_ms),
+            ("limits.idle_timeout_ms", l.idle_timeout_ms),
+            ("limits.session_memory_mib", l.session_memory_mib),
+            (
+                "devtools.console_entries",
+                l.devtools.console_entries as u64,
+            ),
+            ("devtools.error_entries", l.devtools.error_entries as u64),
+            (
+                "devtools.network_entries",
+                l.devtools.network_entries as u64,
+            ),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
-            anyhow::bail!("{}: limits.{key} must be greater than 0", path.display());
+            anyhow::bail!("{}: {key} must be greater than 0", path.display());
         }
         if l.timeout_default_ms > l.timeout_max_ms {
             anyhow::bail!(

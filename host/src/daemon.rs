@@ -314,6 +314,7 @@ impl State {
                 &self.limits,
                 interrupt.clone(),
                 self.bindings.clone(),
+                self.home.root().join("downloads").join(name),
             ))),
             waiting: std::sync::atomic::AtomicUsize::new(0),
             interrupt,

@@ -244,6 +244,8 @@ pub struct SessionState {
     bindings: Arc<Bindings>,
     /// Tabs borrowed from the user (relay sessions): released, not closed.
     borrowed: std::collections::HashSet<String>,
+    /// Routes, emulation, downloads and capture settings, shared with the tabs.
+    devtools: Arc<super::devtools::Shared>,
 }
 
 impl SessionState {
@@ -252,8 +254,10 @@ impl SessionState {
         limits: &crate::config::Limits,
         interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
         bindings: Arc<Bindings>,
+        downloads_dir: PathBuf,
     ) -> Self {
         SessionState {
+            devtools: super::devtools::Shared::new(limits.devtools.clone(), downloads_dir),
             name: name.to_string(),
             browser: None,
             gone: None,
@@ -416,6 +420,17 @@ impl SessionState {
         Ok(())
     }
 
+    /// Routes, emulation and downloads of this session.
+    pub fn devtools(&self) -> &Arc<super::devtools::Shared> {
+        &self.devtools
+    }
+
+    /// The session's tabs (pruned of closed ones).
+    pub fn all_tabs(&mut self) -> Vec<Tab> {
+        self.prune_detached();
+        self.tabs.clone()
+    }
+
     /// The tabs this session borrowed from the user.
     pub fn borrowed(&self) -> Vec<String> {
         let mut v: Vec<String> = self.borrowed.iter().cloned().collect();
@@ -444,6 +459,12 @@ impl SessionState {
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));
+        let relay = browser.endpoint == RELAY_ENDPOINT;
+        self.devtools.set_relay(relay);
+        if !relay && let Err(e) = self.devtools.watch_downloads(&browser.conn).await {
+            // A browser that refuses (an old one) still works, without downloads.
+            tracing::warn!(error = %e, "downloads are not followed");
+        }
         let binding = (browser.endpoint != RELAY_ENDPOINT).then(|| browser.binding());
         self.bindings.set(&self.name, binding);
         self.browser = Some(browser);
@@ -584,13 +605,22 @@ impl SessionState {
         let id = format!("t{}", self.next_tab);
         self.next_tab += 1;
         let viewport = match &self.browser {
+            // `set viewport` or `set device` wins over the default.
+            _ if self.devtools.emulation().viewport.is_some() => None,
             Some(Browser {
                 owner: Owner::Launched { headless: true, .. },
                 ..
             }) => Some(super::tab::DEFAULT_VIEWPORT),
             _ => None,
         };
-        let tab = Tab::attach(id, target_id.to_string(), cdp, viewport).await?;
+        let tab = Tab::attach(
+            id,
+            target_id.to_string(),
+            cdp,
+            viewport,
+            self.devtools.clone(),
+        )
+        .await?;
         if self.active.is_none() {
             self.active = Some(tab.id().to_string());
         }

@@ -45,6 +45,7 @@ struct TabInner {
     queue: Arc<tokio::sync::Mutex<()>>,
     lease: Mutex<Option<Lease>>,
     dialog: DialogWatch,
+    devtools: Arc<super::devtools::TabDevtools>,
 }
 
 /// Which client holds a tab, and who waits for it (FIFO).
@@ -93,6 +94,7 @@ impl Tab {
         target_id: String,
         cdp: CdpSession,
         viewport: Option<(u32, u32)>,
+        shared: Arc<super::devtools::Shared>,
     ) -> Result<Tab, ApiError> {
         let lifecycle = Arc::new(Mutex::new(Lifecycle::default()));
         let detached = Arc::new(AtomicBool::new(false));
@@ -128,16 +130,18 @@ impl Tab {
                 "filter": [{ "type": "iframe", "exclude": false }],
             }),
         );
-        let (page, events, metrics, attach) = tokio::join!(
+        let (page, events, metrics, attach, devtools) = tokio::join!(
             cdp.call("Page.enable", json!({})),
             cdp.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
             metrics,
             auto_attach,
+            super::devtools::TabDevtools::attach(&id, &cdp, shared),
         );
         page?;
         events?;
         metrics?;
         attach?;
+        let devtools = devtools?;
         Ok(Tab {
             inner: Arc::new(TabInner {
                 id,
@@ -150,6 +154,7 @@ impl Tab {
                 queue: Arc::new(tokio::sync::Mutex::new(())),
                 lease: Mutex::new(None),
                 dialog,
+                devtools,
             }),
         })
     }
@@ -261,6 +266,12 @@ impl Tab {
 
     pub fn cdp(&self) -> &CdpSession {
         &self.inner.cdp
+    }
+
+    /// The tab's console, errors and network rings, and its session's
+    /// routes, emulation and downloads.
+    pub fn devtools(&self) -> &Arc<super::devtools::TabDevtools> {
+        &self.inner.devtools
     }
 
     /// A CDP call on the page. While a dialog is open the page runs nothing:
@@ -378,11 +389,10 @@ impl Tab {
             // script's own, thrown at run time, or the compiler's), and only
             // then is it parsed apart.
             Some(expr) => match self.eval_expression(expr, max, &mut held).await {
-                Err(Evaluated::SyntaxError(_)) if !self.parses_as_expression(expr).await? => {
-                    self.eval_statements(script, &mut held)
-                        .await
-                        .map(Capped::Fits)
-                }
+                Err(Evaluated::SyntaxError(_)) if !self.parses_as_expression(expr).await? => self
+                    .eval_statements(script, &mut held)
+                    .await
+                    .map(Capped::Fits),
                 Err(Evaluated::SyntaxError(e) | Evaluated::Failed(e)) => Err(e),
                 Ok(v) => Ok(v),
             },
@@ -593,7 +603,9 @@ impl From<ApiError> for Evaluated {
 /// held by reference).
 fn holds_objects(reply: &Value) -> bool {
     reply["result"].get("objectId").is_some()
-        || reply["exceptionDetails"]["exception"].get("objectId").is_some()
+        || reply["exceptionDetails"]["exception"]
+            .get("objectId")
+            .is_some()
 }
 
 /// Reads a `Runtime.evaluate` / `callFunctionOn` reply.

@@ -1,0 +1,244 @@
+//! Devtools: what a session's tabs logged, threw and fetched (bounded rings),
+//! the routes that answer their requests, their emulation, and the
+//! session's downloads.
+//!
+//! [`Shared`] is one per session and handed to each of its tabs; a tab's
+//! [`TabDevtools`] holds its rings and its event task. Everything here is
+//! fed by CDP events and bounded: a page that logs or fetches without end
+//! costs the daemon a fixed amount.
+
+pub mod devices;
+pub mod downloads;
+pub mod emulation;
+pub mod entry;
+pub mod har;
+pub mod redact;
+pub mod rings;
+pub mod routes;
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::cdp::{Connection, Session as CdpSession};
+use crate::error::ApiError;
+
+pub use downloads::{Download, Downloads};
+pub use emulation::{Emulation, Setting};
+pub use rings::{Caps, ConsoleEntry, PageError, Rings};
+pub use routes::{Route, RouteAction};
+
+pub use crate::config::Devtools as Config;
+
+/// `Network.enable`'s parameters: the browser keeps bodies up to the cap.
+pub fn network_enable() -> Value {
+    let body = BODY_BYTES.load(std::sync::atomic::Ordering::Relaxed);
+    json!({ "maxTotalBufferSize": body, "maxResourceBufferSize": body })
+}
+
+/// The configured body buffer (one daemon, one config).
+static BODY_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(8 << 20);
+
+/// One session's devtools state, shared by its tabs.
+pub struct Shared {
+    pub config: Config,
+    pub routes: Mutex<Vec<Route>>,
+    pub emulation: Mutex<Emulation>,
+    pub downloads: Arc<Downloads>,
+    /// The session's browser is the user's own, through the extension.
+    relay: std::sync::atomic::AtomicBool,
+}
+
+impl Shared {
+    pub fn new(config: Config, downloads_dir: std::path::PathBuf) -> Arc<Shared> {
+        BODY_BYTES.store(
+            config.network_body_bytes,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        Arc::new(Shared {
+            config,
+            routes: Mutex::new(Vec::new()),
+            emulation: Mutex::new(Emulation::default()),
+            downloads: Arc::new(Downloads::new(downloads_dir)),
+            relay: Default::default(),
+        })
+    }
+
+    pub fn set_relay(&self, relay: bool) {
+        self.relay
+            .store(relay, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn is_relay(&self) -> bool {
+        self.relay.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn routes(&self) -> Vec<Route> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn emulation(&self) -> Emulation {
+        self.emulation
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            console: self.config.console_entries,
+            errors: self.config.error_entries,
+            network: self.config.network_entries,
+        }
+    }
+
+    /// Sends downloads of a (launched or connected) browser to the
+    /// session's folder and follows them. Not for the user's browser
+    /// through the extension: its downloads are the user's.
+    pub async fn watch_downloads(&self, conn: &Connection) -> Result<(), ApiError> {
+        let dir = self.downloads.dir().to_path_buf();
+        crate::config::ensure_private_dir(&dir)
+            .map_err(|e| ApiError::internal(format!("the downloads folder: {e:#}")))?;
+        let mut events = conn.subscribe();
+        let downloads = Arc::downgrade(&self.downloads);
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                };
+                if event.session_id.is_some() || !event.method.starts_with("Browser.download") {
+                    continue;
+                }
+                let Some(downloads) = downloads.upgrade() else {
+                    break;
+                };
+                downloads.apply(&event.method, &event.params);
+            }
+        });
+        conn.call(
+            None,
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true }),
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+/// The last actions a tab ran, for `inspect`.
+const ACTIONS: usize = 10;
+
+/// One tab's rings and the session state it follows.
+pub struct TabDevtools {
+    pub shared: Arc<Shared>,
+    rings: Mutex<Rings>,
+    actions: Mutex<std::collections::VecDeque<String>>,
+}
+
+impl TabDevtools {
+    /// Enables what the tab needs (capture domains, routes, emulation) and
+    /// starts its event task. Calls run concurrently with the tab's own
+    /// setup, so attaching costs no extra round trips in sequence.
+    pub async fn attach(
+        tab: &str,
+        cdp: &CdpSession,
+        shared: Arc<Shared>,
+    ) -> Result<Arc<TabDevtools>, ApiError> {
+        let me = Arc::new(TabDevtools {
+            rings: Mutex::new(Rings::new(tab, shared.caps())),
+            actions: Mutex::new(Default::default()),
+            shared,
+        });
+        spawn_events(cdp, Arc::downgrade(&me));
+        let mut calls: Vec<(&'static str, Value)> = Vec::new();
+        if me.shared.config.capture {
+            calls.push(("Runtime.enable", json!({})));
+            calls.push(("Log.enable", json!({})));
+            calls.push(("Network.enable", network_enable()));
+        }
+        if let Some(params) = routes::fetch_patterns(&me.shared.routes()) {
+            calls.push(("Fetch.enable", params));
+        }
+        let emulation = me.shared.emulation();
+        if !emulation.is_default() {
+            calls.extend(emulation.calls());
+        }
+        let replies =
+            futures_util::future::join_all(calls.into_iter().map(|(m, p)| cdp.call(m, p))).await;
+        for r in replies {
+            r?;
+        }
+        Ok(me)
+    }
+
+    pub fn rings(&self) -> std::sync::MutexGuard<'_, Rings> {
+        self.rings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes an action the tab ran (`click @e3`), for `inspect`.
+    pub fn note_action(&self, what: String) {
+        let mut a = self.actions.lock().unwrap_or_else(|e| e.into_inner());
+        a.push_back(what);
+        while a.len() > ACTIONS {
+            a.pop_front();
+        }
+    }
+
+    pub fn actions(&self) -> Vec<String> {
+        self.actions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+/// The tab's event task: rings, and answers to paused (routed) requests.
+fn spawn_events(cdp: &CdpSession, me: std::sync::Weak<TabDevtools>) {
+    let mut events = cdp.connection().subscribe();
+    let cdp = cdp.clone();
+    tokio::spawn(async move {
+        loop {
+            let event = match events.recv().await {
+                Ok(e) => e,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::debug!(n, "devtools capture lagged; entries lost");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            if event.method == "Target.detachedFromTarget" && event.params["sessionId"] == cdp.id()
+            {
+                break;
+            }
+            if event.session_id.as_deref() != Some(cdp.id()) {
+                continue;
+            }
+            let Some(me) = me.upgrade() else { break };
+            if event.method == "Fetch.requestPaused" {
+                let p = &event.params;
+                let id = p["requestId"].as_str().unwrap_or_default().to_string();
+                let url = p["request"]["url"].as_str().unwrap_or_default();
+                let (method, params) = {
+                    let mut routes = me.shared.routes.lock().unwrap_or_else(|e| e.into_inner());
+                    routes::answer(&mut routes, &id, url)
+                };
+                let cdp = cdp.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = cdp.call(method, params).await {
+                        tracing::debug!(error = %e, "answering a routed request");
+                    }
+                });
+                continue;
+            }
+            me.rings().apply(&event.method, &event.params);
+        }
+    });
+}

@@ -10,6 +10,7 @@ mod actions;
 mod capture;
 mod context;
 mod daemon;
+mod devtools;
 pub mod envelope;
 mod macros;
 mod nav;
@@ -337,6 +338,16 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<tabs::TabClose>(),
         Entry::of::<capture::Screenshot>(),
         Entry::of::<capture::Pdf>(),
+        Entry::of::<devtools::Console>(),
+        Entry::of::<devtools::Errors>(),
+        Entry::of::<devtools::Network>(),
+        Entry::of::<devtools::NetworkBody>(),
+        Entry::of::<devtools::HarStart>(),
+        Entry::of::<devtools::HarStop>(),
+        Entry::of::<devtools::RouteCmd>(),
+        Entry::of::<devtools::Unroute>(),
+        Entry::of::<devtools::Routes>(),
+        Entry::of::<devtools::Downloads>(),
         Entry::of::<providers::Search>(),
         Entry::of::<providers::Fetch>(),
         Entry::of::<providers::ProvidersList>(),

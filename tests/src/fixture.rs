@@ -9,7 +9,8 @@
 //!
 //! `/slow/<path>?ms=N` and `/delay/<N>/<path>` answer `<path>` after N ms (a
 //! provider that times out) and `/status/<code>/<path>` answers `<code>`
-//! (one that fails).
+//! (one that fails). `/login` sets cookies, `/download/<name>?bytes=N` is an
+//! attachment, `/echo-headers` answers the request's headers as JSON.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -73,6 +74,9 @@ fn app(root: PathBuf) -> Router {
         .route("/slow/{*path}", get(slow_file))
         .route("/delay/{ms}/{*path}", get(delay_file))
         .route("/redirect", get(redirect))
+        .route("/login", get(login))
+        .route("/download/{name}", get(download))
+        .route("/echo-headers", get(echo_headers))
         .route("/", get(index))
         .route("/{*path}", get(file))
         .with_state(root)
@@ -114,6 +118,62 @@ struct To {
 /// A 302 to `to` (for redirect checks).
 async fn redirect(Query(q): Query<To>) -> Response {
     (StatusCode::FOUND, [(header::LOCATION, q.to)], "").into_response()
+}
+
+/// Sets an http-only session cookie and a plain one (cookie and redaction checks).
+async fn login() -> Response {
+    (
+        [
+            (
+                header::SET_COOKIE,
+                "sid=s3cr3t-session-value; Path=/; HttpOnly",
+            ),
+            (header::SET_COOKIE, "theme=dark; Path=/"),
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        ],
+        "<!doctype html><title>Logged in</title><p>welcome</p>",
+    )
+        .into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct Size {
+    bytes: Option<usize>,
+}
+
+/// `bytes` bytes (default 1000) as an attachment named `name`.
+async fn download(AxPath(name): AxPath<String>, Query(q): Query<Size>) -> Response {
+    let n = q.bytes.unwrap_or(1000).min(64 << 20);
+    let body: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+    (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// The request's headers as JSON (what `set headers` and `set locale` send).
+async fn echo_headers(headers: HeaderMap) -> Response {
+    let map: serde_json::Map<String, serde_json::Value> = headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                serde_json::Value::String(v.to_str().unwrap_or_default().to_string()),
+            )
+        })
+        .collect();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::Value::Object(map).to_string(),
+    )
+        .into_response()
 }
 
 async fn status_rest(AxPath((code, _rest)): AxPath<(u16, String)>) -> Response {

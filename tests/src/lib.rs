@@ -339,6 +339,23 @@ impl<'a> SessionGuard<'a> {
     pub fn cmd(&self, command: &str, args: Value) -> Value {
         self.daemon.cmd(&self.name, command, args)
     }
+
+    /// Runs `command` until its answer passes `pred` (events reach the
+    /// daemon asynchronously); panics with the last answer after 15 s.
+    pub fn until(&self, command: &str, args: Value, pred: impl Fn(&Value) -> bool) -> Value {
+        let started = Instant::now();
+        loop {
+            let v = self.ok(command, args.clone());
+            if pred(&v) {
+                return v;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "{command} never got there: {v}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 impl Drop for SessionGuard<'_> {

@@ -7,6 +7,7 @@ mod e2e {
     pub mod boundary;
     pub mod capture;
     pub mod cli;
+    pub mod devtools;
     pub mod doors;
     pub mod load;
     pub mod macros;

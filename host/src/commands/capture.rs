@@ -22,7 +22,12 @@ fn human_saved(out: &Saved) -> String {
 }
 
 /// Where to write: the given path, or a fresh name in the artifacts folder.
-fn destination(cx: &Cx, path: Option<PathBuf>, stem: &str, ext: &str) -> Result<PathBuf, ApiError> {
+pub(super) fn destination(
+    cx: &Cx,
+    path: Option<PathBuf>,
+    stem: &str,
+    ext: &str,
+) -> Result<PathBuf, ApiError> {
     if let Some(path) = path {
         cx.require_local_files("--path")?;
         return Ok(path);
@@ -147,7 +152,7 @@ impl Command for Pdf {
 }
 
 /// Fails fast, before rendering, on a path that will be refused anyway.
-fn check_writable(path: &std::path::Path, overwrite: bool) -> Result<(), ApiError> {
+pub(super) fn check_writable(path: &std::path::Path, overwrite: bool) -> Result<(), ApiError> {
     if !path.is_absolute() {
         return Err(ApiError::invalid(format!(
             "{} is not an absolute path",

@@ -157,7 +157,10 @@ fn eval_runs_statements_and_runs_a_script_once() {
         "invalid_argument",
     );
     assert!(
-        e["message"].as_str().unwrap_or_default().contains("SyntaxError"),
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("SyntaxError"),
         "{e}"
     );
     assert_eq!(v("window.__runs"), json!(1));

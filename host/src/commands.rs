@@ -11,7 +11,9 @@ mod capture;
 mod context;
 mod daemon;
 mod devtools;
+mod emulate;
 pub mod envelope;
+mod inspect;
 mod macros;
 mod nav;
 pub mod openapi;
@@ -24,6 +26,7 @@ mod scaffold;
 mod session;
 mod skill;
 mod snapshot;
+mod state;
 pub mod surface;
 mod tabs;
 mod workflows;
@@ -348,6 +351,23 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<devtools::Unroute>(),
         Entry::of::<devtools::Routes>(),
         Entry::of::<devtools::Downloads>(),
+        Entry::of::<state::Cookies>(),
+        Entry::of::<state::CookiesSet>(),
+        Entry::of::<state::CookiesClear>(),
+        Entry::of::<state::Storage>(),
+        Entry::of::<state::StateSave>(),
+        Entry::of::<state::StateLoad>(),
+        Entry::of::<inspect::Inspect>(),
+        Entry::of::<inspect::DebugBundle>(),
+        Entry::of::<emulate::SetViewport>(),
+        Entry::of::<emulate::SetDevice>(),
+        Entry::of::<emulate::SetGeo>(),
+        Entry::of::<emulate::SetOffline>(),
+        Entry::of::<emulate::SetHeaders>(),
+        Entry::of::<emulate::SetMedia>(),
+        Entry::of::<emulate::SetUserAgent>(),
+        Entry::of::<emulate::SetTimezone>(),
+        Entry::of::<emulate::SetLocale>(),
         Entry::of::<providers::Search>(),
         Entry::of::<providers::Fetch>(),
         Entry::of::<providers::ProvidersList>(),

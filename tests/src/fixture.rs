@@ -123,14 +123,14 @@ async fn redirect(Query(q): Query<To>) -> Response {
 /// Sets an http-only session cookie and a plain one (cookie and redaction checks).
 async fn login() -> Response {
     (
-        [
+        axum::response::AppendHeaders([
             (
                 header::SET_COOKIE,
                 "sid=s3cr3t-session-value; Path=/; HttpOnly",
             ),
             (header::SET_COOKIE, "theme=dark; Path=/"),
-            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-        ],
+        ]),
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         "<!doctype html><title>Logged in</title><p>welcome</p>",
     )
         .into_response()

@@ -272,3 +272,111 @@ pub fn redact_error(e: &mut PageError) {
     e.stack = redact::text(&e.stack);
     e.url = e.url.as_deref().map(redact::url);
 }
+
+/// Writes local storage of `origins` (origin → items) without a page of
+/// theirs open: a throwaway tab navigates to each origin, its requests
+/// answered with an empty page (nothing goes to the network), writes the
+/// items, and is closed.
+pub async fn seed_local_storage(
+    conn: &Connection,
+    origins: &[(String, std::collections::BTreeMap<String, String>)],
+) -> Result<(), ApiError> {
+    if origins.is_empty() {
+        return Ok(());
+    }
+    let made = conn
+        .call(
+            None,
+            "Target.createTarget",
+            json!({ "url": "about:blank", "background": true }),
+        )
+        .await?;
+    let target = made["targetId"]
+        .as_str()
+        .ok_or_else(|| ApiError::internal("Target.createTarget returned no targetId"))?
+        .to_string();
+    let result = async {
+        let attached = conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target, "flatten": true }),
+            )
+            .await?;
+        let id = attached["sessionId"]
+            .as_str()
+            .ok_or_else(|| ApiError::internal("Target.attachToTarget returned no sessionId"))?;
+        let page = CdpSession::new(conn.clone(), id);
+        let mut events = conn.subscribe();
+        let answerer = page.clone();
+        let answering = tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                };
+                if event.session_id.as_deref() != Some(answerer.id())
+                    || event.method != "Fetch.requestPaused"
+                {
+                    continue;
+                }
+                let request = event.params["requestId"].clone();
+                let _ = answerer
+                    .call(
+                        "Fetch.fulfillRequest",
+                        json!({ "requestId": request, "responseCode": 200,
+                                "responseHeaders": [{ "name": "Content-Type", "value": "text/html" }],
+                                "body": "" }),
+                    )
+                    .await;
+            }
+        });
+        let seeded = async {
+            page.call(
+                "Fetch.enable",
+                json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] }),
+            )
+            .await?;
+            for (origin, items) in origins {
+                page.call("Page.navigate", json!({ "url": format!("{origin}/") }))
+                    .await?;
+                let script = format!(
+                    "(() => {{ if (location.origin !== {o}) return false; \
+                     for (const [k, v] of Object.entries({items})) localStorage.setItem(k, v); \
+                     return true; }})()",
+                    o = json!(origin),
+                    items = json!(items),
+                );
+                let mut done = false;
+                for _ in 0..50 {
+                    let r = page
+                        .call(
+                            "Runtime.evaluate",
+                            json!({ "expression": script, "returnByValue": true }),
+                        )
+                        .await?;
+                    if r["result"]["value"] == true {
+                        done = true;
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                if !done {
+                    return Err(ApiError::internal(format!(
+                        "could not open {origin} to restore its local storage"
+                    )));
+                }
+            }
+            Ok::<(), ApiError>(())
+        }
+        .await;
+        answering.abort();
+        seeded
+    }
+    .await;
+    let _ = conn
+        .call(None, "Target.closeTarget", json!({ "targetId": target }))
+        .await;
+    result
+}

@@ -175,7 +175,14 @@ pub struct Click {
     /// Return a snapshot (full) or only its changes (diff) after the click.
     #[arg(long, value_enum)]
     pub snapshot_after: Option<After>,
+    /// The click starts a download: wait for the file and return its path.
+    #[arg(long)]
+    #[serde(default)]
+    pub download: bool,
 }
+
+/// How long a click has to start the download `--download` waits for.
+const DOWNLOAD_BEGINS_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Command for Click {
     const NAME: &'static str = "click";
@@ -191,14 +198,45 @@ impl Command for Click {
         }
         let button = self.button.unwrap_or_default();
         let target = self.target.clone();
+        let download = self.download;
         perform(
             &mut cx,
             "clicked",
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
+                let downloads = tab.devtools().shared.downloads.clone();
+                if download && tab.devtools().shared.is_relay() {
+                    return Err(ApiError::invalid(
+                        "--download is for browsers webrig launched or connected: \
+                         in your own browser, downloads go where it puts them",
+                    ));
+                }
+                let mark = downloads.mark();
                 click_target(&tab, &target, button, count, mods, deadline).await?;
-                Ok(None)
+                if !download {
+                    return Ok(None);
+                }
+                let within =
+                    DOWNLOAD_BEGINS_WITHIN.min(deadline.saturating_duration_since(Instant::now()));
+                let Some(id) = downloads.wait_begun(mark, within).await else {
+                    return Err(ApiError::new(
+                        crate::error::ErrorCode::Timeout,
+                        format!(
+                            "the click started no download within {:.1} s",
+                            within.as_secs_f64()
+                        ),
+                    )
+                    .with_hint(
+                        "check that the element links to a file; webrig downloads lists what came",
+                    ));
+                };
+                let done = downloads.wait_done(&id, deadline).await?;
+                Ok(Some(json!({
+                    "path": done.path,
+                    "bytes": done.bytes,
+                    "url": crate::browser::devtools::redact::url(&done.url),
+                })))
             },
         )
         .await

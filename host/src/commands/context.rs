@@ -32,6 +32,10 @@ pub struct HeldTab {
 }
 
 impl HeldTab {
+    pub fn tab(&self) -> &Tab {
+        &self.tab
+    }
+
     pub fn new(
         tab: Tab,
         queue: OwnedMutexGuard<()>,

@@ -122,10 +122,19 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             Duration::from_secs(limits.lease_idle_s),
         )
         .await?;
+        let devtools = (!entry.read_only()).then(|| held.tab().devtools().clone());
+        let action = devtools.as_ref().map(|_| action_label(entry, &req.args));
         let cx = Cx::for_tab(state, held, deadline)
             .with_local_files(req.local_files)
             .with_events(req.events.clone());
-        return finish(entry, cx, req.args, deadline, timeout_ms).await;
+        let result = finish(entry, cx, req.args, deadline, timeout_ms).await;
+        if let (Some(d), Some(action)) = (devtools, action) {
+            d.note_action(match &result {
+                Ok(_) => format!("{action} → ok"),
+                Err(e) => format!("{action} → {}: {}", e.code().as_str(), e.message()),
+            });
+        }
+        return result;
     }
     let mut lock = place;
     let guard = if reserved {
@@ -231,6 +240,22 @@ async fn hold_tab(
         })?
         .map_err(|_| ApiError::internal("the session's tab slots are closed"))?;
     Ok(HeldTab::new(tab, queue, parallel))
+}
+
+/// A tab action as `inspect` lists it: the command and what it acted on,
+/// never the text it typed (a password) or a script.
+fn action_label(entry: &commands::Entry, args: &serde_json::Value) -> String {
+    let on = args["target"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| {
+            args["url"]
+                .as_str()
+                .map(crate::browser::devtools::redact::url)
+        })
+        .unwrap_or_default();
+    let on: String = on.chars().take(120).collect();
+    format!("{} {on}", entry.cli_name()).trim_end().to_string()
 }
 
 async fn finish(

@@ -365,3 +365,444 @@ fn bad_routes_are_refused_and_change_nothing() {
     );
     assert_eq!(v["value"], 200);
 }
+
+#[test]
+fn a_download_lands_complete_owner_only_and_never_overwrites() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    let first = s.ok("click", json!({ "target": "#dl", "download": true }));
+    let path = std::path::PathBuf::from(first["value"]["path"].as_str().expect("a path"));
+    assert_eq!(
+        path.file_name().and_then(|n| n.to_str()),
+        Some("report.csv")
+    );
+    let bytes = std::fs::read(&path).expect("the file");
+    assert_eq!(bytes.len(), 5000);
+    assert!(bytes.starts_with(b"abcdefghijklmnopqrstuvwxyz"));
+    let meta = std::fs::metadata(&path).expect("meta");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let folder = path.parent().expect("folder");
+    let dir_mode = std::fs::metadata(folder)
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o777, 0o700);
+    assert!(folder.starts_with(s.daemon.home()), "{}", folder.display());
+
+    // The same name again: a new file beside it; the first is untouched.
+    let second = s.ok("click", json!({ "target": "#dl", "download": true }));
+    let path2 = second["value"]["path"].as_str().expect("a path");
+    assert!(path2.ends_with("report (1).csv"), "{path2}");
+    assert_eq!(std::fs::read(&path).expect("the file").len(), 5000);
+
+    let list = s.ok("downloads", json!({}));
+    let states = texts(&list, "downloads", "state");
+    assert_eq!(states, vec!["completed", "completed"], "{list}");
+    // A click that downloads nothing says so.
+    let r = s.daemon.request(json!({
+        "session": s.name, "command": "click", "timeout_ms": 1500,
+        "args": { "target": "#log", "download": true },
+    }));
+    assert_eq!(r["error"]["code"], "timeout", "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("no download within 1."), "{r}");
+}
+
+#[test]
+fn cookies_and_storage_survive_state_save_into_a_new_session() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("login.json");
+    {
+        let s = webrig_tests::SessionGuard::new(crate::daemon(), "state-a");
+        s.ok("goto", json!({ "url": web().url("login") }));
+        let c = s.ok("cookies", json!({}));
+        let names = texts(&c, "cookies", "name");
+        assert!(
+            names.contains(&"sid".to_string()) && names.contains(&"theme".to_string()),
+            "{c}"
+        );
+        assert!(!c.to_string().contains("s3cr3t"), "values masked: {c}");
+        let shown = s.ok("cookies", json!({ "reveal": true }));
+        assert!(
+            shown.to_string().contains("s3cr3t-session-value"),
+            "{shown}"
+        );
+        let sid = shown["cookies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["name"] == "sid")
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(sid["http_only"], true, "{sid}");
+
+        s.ok("cookies_set", json!({ "name": "lang", "value": "fr" }));
+        s.ok(
+            "storage",
+            json!({ "area": "local", "op": "set", "key": "cart", "value": "3 items" }),
+        );
+        s.ok(
+            "storage",
+            json!({ "area": "session", "op": "set", "key": "tmp", "value": "x" }),
+        );
+        let got = s.ok(
+            "storage",
+            json!({ "area": "local", "op": "get", "key": "cart" }),
+        );
+        assert_eq!(got["items"], json!({ "cart": "3 items" }));
+
+        let saved = s.ok("state_save", json!({ "path": file }));
+        assert_eq!(saved["cookies"], 3, "{saved}");
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Saving over it needs --overwrite.
+        s.err("state_save", json!({ "path": file }), "invalid_argument");
+    }
+    let s = webrig_tests::SessionGuard::new(crate::daemon(), "state-b");
+    // Loaded on a blank page, before any page of that origin is open.
+    let loaded = s.ok("state_load", json!({ "path": file }));
+    assert_eq!(
+        loaded["origins"],
+        json!([web().url("").trim_end_matches('/')]),
+        "{loaded}"
+    );
+    // The throwaway tab that wrote the storage is gone.
+    assert_eq!(
+        s.ok("tabs", json!({}))["tabs"].as_array().map(Vec::len),
+        Some(1)
+    );
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    let c = s.ok("cookies", json!({ "reveal": true }));
+    assert!(c.to_string().contains("s3cr3t-session-value"), "{c}");
+    let local = s.ok("storage", json!({ "area": "local", "op": "get" }));
+    assert_eq!(local["items"]["cart"], "3 items", "{local}");
+    // The server sees the restored login.
+    let echoed = s.ok(
+        "eval",
+        json!({ "script": "fetch('/echo-headers').then(r => r.json()).then(h => h.cookie)" }),
+    );
+    assert!(
+        echoed["value"]
+            .as_str()
+            .is_some_and(|c| c.contains("sid=s3cr3t")),
+        "{echoed}"
+    );
+
+    // Clearing: the page's cookies, then storage.
+    let cleared = s.ok("cookies_clear", json!({ "name": "lang" }));
+    assert_eq!(cleared["removed"], 1);
+    s.ok("storage", json!({ "area": "local", "op": "clear" }));
+    assert_eq!(
+        s.ok("storage", json!({ "area": "local", "op": "get" }))["items"],
+        json!({})
+    );
+}
+
+#[test]
+fn bad_state_files_and_cookie_input_are_refused_and_nothing_applies() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str, mode: u32| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        p
+    };
+    let good_cookie = r#"{"name":"a","value":"1","domain":"127.0.0.1","path":"/"}"#;
+    for (file, needle) in [
+        (
+            write("shape.json", r#"{"cookies": []}"#, 0o600),
+            "not a webrig state file",
+        ),
+        (
+            write("notjson.json", "nope", 0o600),
+            "not a webrig state file",
+        ),
+        (
+            write(
+                "version.json",
+                r#"{"webrig_state": 9, "cookies": [], "origins": []}"#,
+                0o600,
+            ),
+            "format 9",
+        ),
+        (
+            write(
+                "origin.json",
+                &format!(
+                    r#"{{"webrig_state": 1, "cookies": [{good_cookie}], "origins": [{{"origin": "file:///etc", "local_storage": {{}}}}]}}"#
+                ),
+                0o600,
+            ),
+            "not an http(s) origin",
+        ),
+        (
+            write(
+                "open.json",
+                &format!(r#"{{"webrig_state": 1, "cookies": [{good_cookie}], "origins": []}}"#),
+                0o666,
+            ),
+            "others may write it",
+        ),
+        (dir.path().join("missing.json"), "missing.json"),
+    ] {
+        let e = s.err("state_load", json!({ "path": file }), "invalid_argument");
+        assert!(
+            e["message"].as_str().unwrap_or_default().contains(needle),
+            "{needle}: {e}"
+        );
+    }
+    // A file owned by someone else (needs root to make one).
+    let theirs = write(
+        "theirs.json",
+        &format!(r#"{{"webrig_state": 1, "cookies": [{good_cookie}], "origins": []}}"#),
+        0o600,
+    );
+    if std::process::Command::new("chown")
+        .args(["65534", theirs.to_str().unwrap_or_default()])
+        .status()
+        .is_ok_and(|st| st.success())
+    {
+        let e = s.err("state_load", json!({ "path": theirs }), "invalid_argument");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("owned by uid 65534"),
+            "{e}"
+        );
+    }
+    // Nothing of the refused files was applied.
+    assert_eq!(
+        s.ok("cookies", json!({ "all": true }))["cookies"],
+        json!([])
+    );
+
+    for args in [
+        json!({ "name": "", "value": "x" }),
+        json!({ "name": "a b", "value": "x" }),
+        json!({ "name": "a", "value": "x;y" }),
+        json!({ "name": "a", "value": "x", "url": "ftp://x/" }),
+        json!({ "name": "a", "value": "x", "expires": -5.0 }),
+    ] {
+        s.err("cookies_set", args, "invalid_argument");
+    }
+    s.err(
+        "storage",
+        json!({ "area": "local", "op": "set", "key": "k" }),
+        "invalid_argument",
+    );
+    s.err(
+        "storage",
+        json!({ "area": "local", "op": "clear", "key": "k" }),
+        "invalid_argument",
+    );
+    s.ok("goto", json!({ "url": "about:blank" }));
+    s.err(
+        "storage",
+        json!({ "area": "local", "op": "get" }),
+        "invalid_argument",
+    );
+    s.err("cookies", json!({}), "invalid_argument");
+}
+
+#[test]
+fn emulation_applies_to_every_tab_and_new_ones() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    let eval = |script: &str| s.ok("eval", json!({ "script": script }))["value"].clone();
+
+    s.ok(
+        "set_viewport",
+        json!({ "width": 500, "height": 400, "scale": 2.0 }),
+    );
+    assert_eq!(
+        eval("[innerWidth, innerHeight, devicePixelRatio]"),
+        json!([500, 400, 2])
+    );
+
+    let d = s.ok("set_device", json!({ "name": "iphone-14" }));
+    assert_eq!(d["emulation"]["device"], "iPhone 14", "{d}");
+    assert!(
+        eval("navigator.userAgent")
+            .as_str()
+            .is_some_and(|ua| ua.contains("iPhone"))
+    );
+    // A mobile page without a viewport tag lays out at 980 px, as phones do.
+    assert_eq!(eval("[screen.width, innerWidth]"), json!([390, 980]));
+    assert_eq!(eval("navigator.maxTouchPoints > 0"), true);
+    let e = s.err(
+        "set_device",
+        json!({ "name": "iPhone 99 Ultra" }),
+        "invalid_argument",
+    );
+    assert!(
+        e["message"].as_str().unwrap_or_default().contains("iPhone"),
+        "suggests: {e}"
+    );
+    let list = s.ok("set_device", json!({ "list": true }));
+    assert!(
+        list["devices"].as_array().is_some_and(|d| d.len() >= 20),
+        "{list}"
+    );
+
+    s.ok("set_media", json!({ "scheme": "dark" }));
+    assert_eq!(
+        eval("matchMedia('(prefers-color-scheme: dark)').matches"),
+        true
+    );
+    s.ok("set_timezone", json!({ "timezone": "Asia/Tokyo" }));
+    assert_eq!(
+        eval("Intl.DateTimeFormat().resolvedOptions().timeZone"),
+        "Asia/Tokyo"
+    );
+    s.ok("set_locale", json!({ "locale": "de-DE" }));
+    assert_eq!(eval("navigator.language"), "de-DE");
+    assert_eq!(eval("(1234.5).toLocaleString()"), "1.234,5");
+    s.ok(
+        "set_headers",
+        json!({ "json": "{\"X-Webrig-Test\": \"yes\"}" }),
+    );
+    let h = eval("fetch('/echo-headers').then(r => r.json())");
+    assert_eq!(h["x-webrig-test"], "yes", "{h}");
+    assert!(
+        h["accept-language"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("de-DE")),
+        "{h}"
+    );
+    s.ok("set_user-agent", json!({ "user_agent": "WebrigBot/1.0" }));
+    assert_eq!(eval("navigator.userAgent"), "WebrigBot/1.0");
+    s.ok(
+        "set_geo",
+        json!({ "latitude": 48.8584, "longitude": 2.2945 }),
+    );
+    let pos = eval(
+        "new Promise((ok, no) => navigator.geolocation.getCurrentPosition(\
+           p => ok([p.coords.latitude, p.coords.longitude]), e => no(new Error(e.message))))",
+    );
+    assert_eq!(pos, json!([48.8584, 2.2945]));
+
+    // A new tab gets all of it.
+    s.ok(
+        "tab_new",
+        json!({ "url": web().url("devtools/index.html") }),
+    );
+    assert_eq!(eval("navigator.userAgent"), "WebrigBot/1.0");
+    assert_eq!(eval("screen.width"), 390);
+    assert_eq!(
+        eval("Intl.DateTimeFormat().resolvedOptions().timeZone"),
+        "Asia/Tokyo"
+    );
+    assert_eq!(
+        eval("matchMedia('(prefers-color-scheme: dark)').matches"),
+        true
+    );
+
+    s.ok("set_offline", json!({ "state": "on" }));
+    assert_eq!(
+        eval("fetch('/devtools/data.json').then(() => 'online', () => 'offline')"),
+        "offline"
+    );
+    s.ok("set_offline", json!({ "state": "off" }));
+    assert_eq!(
+        eval("fetch('/devtools/data.json').then(() => 'online', () => 'offline')"),
+        "online"
+    );
+}
+
+#[test]
+fn bad_emulation_is_refused_and_changes_nothing() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    let eval = |script: &str| s.ok("eval", json!({ "script": script }))["value"].clone();
+    let zone = eval("Intl.DateTimeFormat().resolvedOptions().timeZone");
+    for (command, args) in [
+        ("set_viewport", json!({ "width": 0, "height": 100 })),
+        (
+            "set_viewport",
+            json!({ "width": 100, "height": 100, "scale": 0.0 }),
+        ),
+        ("set_geo", json!({ "latitude": 95.0, "longitude": 0.0 })),
+        ("set_media", json!({ "scheme": "sepia" })),
+        ("set_timezone", json!({ "timezone": "Mars/Olympus" })),
+        ("set_timezone", json!({ "timezone": "../../etc" })),
+        ("set_locale", json!({ "locale": "klingon!" })),
+        ("set_headers", json!({ "json": "[1, 2]" })),
+        ("set_headers", json!({ "json": "{\"Bad Name\": \"x\"}" })),
+        ("set_user-agent", json!({ "user_agent": "" })),
+    ] {
+        s.err(command, args, "invalid_argument");
+    }
+    assert_eq!(
+        eval("Intl.DateTimeFormat().resolvedOptions().timeZone"),
+        zone
+    );
+    assert_eq!(eval("innerWidth"), 1280);
+    let i = s.ok("inspect", json!({}));
+    assert_eq!(i["emulation"], json!({ "offline": false }), "{i}");
+}
+
+#[test]
+fn inspect_and_debug_bundle_tell_what_happened() {
+    let s = session!();
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    s.ok("click", json!({ "target": "#throw" }));
+    s.ok(
+        "eval",
+        json!({ "script": "fetch('/status/500/x?token=abcdef1234567890abcdef').then(() => 1)" }),
+    );
+    s.until("network", json!({ "failed": true }), |v| {
+        v["requests"][0]["status"] == 500
+    });
+    s.until("errors", json!({}), |v| v["last"].as_u64() >= Some(1));
+    let i = s.ok("inspect", json!({}));
+    let h = &i["health"][0];
+    assert_eq!(h["errors"], 1, "{i}");
+    assert_eq!(h["failed_requests"], 1, "{i}");
+    assert!(
+        h["last_actions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|a| a == "click #throw → ok")),
+        "{i}"
+    );
+    assert!(
+        !i.to_string().contains("abcdef1234567890abcdef"),
+        "masked: {i}"
+    );
+    let text = String::from_utf8_lossy(&s.daemon.cli(&["--session", &s.name, "inspect"]).stdout)
+        .to_string();
+    assert!(text.contains("1 page errors, 1 failed requests"), "{text}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("bundle");
+    let b = s.ok("debug_bundle", json!({ "path": out }));
+    let files = texts(
+        &json!({ "f": b["files"].as_array().map(|f| f.iter().map(|n| json!({ "n": n })).collect::<Vec<_>>()) }),
+        "f",
+        "n",
+    );
+    for f in [
+        "page.json",
+        "snapshot.txt",
+        "screenshot.png",
+        "console.json",
+        "errors.json",
+        "network.json",
+    ] {
+        assert!(files.contains(&f.to_string()), "{f}: {b}");
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let snap = std::fs::read_to_string(out.join("snapshot.txt")).expect("snapshot");
+    assert!(snap.contains("Devtools fixture"), "{snap}");
+    let png = std::fs::read(out.join("screenshot.png")).expect("png");
+    assert!(png.starts_with(b"\x89PNG"));
+    let network = std::fs::read_to_string(out.join("network.json")).expect("network");
+    assert!(network.contains("/status/500/x") && !network.contains("abcdef1234567890abcdef"));
+    // An existing folder is refused.
+    s.err("debug_bundle", json!({ "path": out }), "invalid_argument");
+}

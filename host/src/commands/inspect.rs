@@ -1,0 +1,339 @@
+//! `inspect` (the session on one screen) and `debug bundle` (everything
+//! about a tab in one folder, to attach to a bug report or read later).
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::devtools::{is_failed, request_line};
+use super::session::absolutize;
+use super::{Command, Cx, Scope};
+use crate::browser::Tab;
+use crate::browser::capture::{self, Area, ImageFormat};
+use crate::browser::devtools::entry::Request;
+use crate::browser::devtools::{self, ConsoleEntry, Emulation, PageError};
+use crate::browser::session::TabInfo;
+use crate::browser::snapshot;
+use crate::error::ApiError;
+
+/// What went wrong lately on one tab, masked.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TabHealth {
+    pub id: String,
+    /// Console messages at level error, and the newest few.
+    pub console_errors: usize,
+    pub recent_console_errors: Vec<ConsoleEntry>,
+    pub errors: usize,
+    pub recent_errors: Vec<PageError>,
+    pub failed_requests: usize,
+    pub recent_failed_requests: Vec<Request>,
+    /// Requests still waiting for an answer.
+    pub pending_requests: usize,
+    /// The last actions run on the tab, oldest first.
+    pub last_actions: Vec<String>,
+    pub recording_har: bool,
+    /// A dialog open on the tab (it blocks the page until answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<crate::browser::tab::Dialog>,
+}
+
+const RECENT: usize = 3;
+
+fn health(tab: &Tab) -> TabHealth {
+    let d = tab.devtools();
+    let rings = d.rings();
+    let newest = |n: usize| n.saturating_sub(RECENT);
+    let console: Vec<ConsoleEntry> = rings
+        .console
+        .iter()
+        .filter(|e| e.level == "error")
+        .cloned()
+        .collect();
+    let failed: Vec<Request> = rings
+        .network
+        .iter()
+        .filter(|r| is_failed(r))
+        .cloned()
+        .collect();
+    let mut recent_console_errors = console[newest(console.len())..].to_vec();
+    recent_console_errors
+        .iter_mut()
+        .for_each(devtools::redact_console);
+    let errors: Vec<PageError> = rings.errors.iter().cloned().collect();
+    let mut recent_errors = errors[newest(errors.len())..].to_vec();
+    recent_errors.iter_mut().for_each(devtools::redact_error);
+    let mut recent_failed_requests = failed[newest(failed.len())..].to_vec();
+    recent_failed_requests
+        .iter_mut()
+        .for_each(devtools::redact_request);
+    TabHealth {
+        id: tab.id().to_string(),
+        console_errors: console.len(),
+        recent_console_errors,
+        errors: errors.len(),
+        recent_errors,
+        failed_requests: failed.len(),
+        recent_failed_requests,
+        pending_requests: rings.network.iter().filter(|r| r.pending).count(),
+        last_actions: d.actions(),
+        recording_har: rings.har_from.is_some(),
+        dialog: tab.dialog(),
+    }
+}
+
+/// The session on one screen: tabs, dialogs, errors, failed requests, last
+/// actions, routes, emulation, downloads.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Inspect {}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct InspectOut {
+    pub session: String,
+    /// `none`, `launched`, `connected` or `gone`.
+    pub browser: String,
+    pub tabs: Vec<TabInfo>,
+    pub health: Vec<TabHealth>,
+    pub routes: usize,
+    pub emulation: Emulation,
+    pub downloads: usize,
+    pub downloads_in_progress: usize,
+    pub capture: bool,
+}
+
+impl Command for Inspect {
+    const NAME: &'static str = "inspect";
+    const ABOUT: &'static str =
+        "Summarize the session: tabs, dialogs, errors, failed requests, last actions";
+    const SCOPE: Scope = Scope::Session;
+    const READ_ONLY: bool = true;
+    type Output = InspectOut;
+
+    async fn run(self, mut cx: Cx) -> Result<InspectOut, ApiError> {
+        let capture = cx.state().limits().devtools.capture;
+        let session = cx.session()?;
+        let info = session.info();
+        let shared = session.devtools().clone();
+        let tabs = if session.has_browser() {
+            session.list_tabs().await?
+        } else {
+            Vec::new()
+        };
+        let health = session.all_tabs().iter().map(health).collect();
+        let downloads = shared.downloads.list();
+        Ok(InspectOut {
+            session: info.name,
+            browser: info.browser,
+            tabs,
+            health,
+            routes: shared.routes().len(),
+            emulation: shared.emulation(),
+            downloads: downloads.len(),
+            downloads_in_progress: downloads
+                .iter()
+                .filter(|d| d.state == "in_progress")
+                .count(),
+            capture,
+        })
+    }
+
+    fn human(out: &InspectOut) -> String {
+        let mut l = vec![format!(
+            "session {} — browser {}, {} tabs",
+            out.session,
+            out.browser,
+            out.tabs.len()
+        )];
+        for t in &out.tabs {
+            let mark = if t.active { "*" } else { " " };
+            l.push(format!("{mark}{} {} — {}", t.id, t.title, t.url));
+            let Some(h) = out.health.iter().find(|h| h.id == t.id) else {
+                continue;
+            };
+            if let Some(d) = &h.dialog {
+                l.push(format!("    dialog open: {} {:?}", d.kind, d.message));
+            }
+            l.push(format!(
+                "    {} console errors, {} page errors, {} failed requests, {} pending{}",
+                h.console_errors,
+                h.errors,
+                h.failed_requests,
+                h.pending_requests,
+                if h.recording_har {
+                    ", recording HAR"
+                } else {
+                    ""
+                }
+            ));
+            for e in &h.recent_errors {
+                l.push(format!("    error: {}", e.message));
+            }
+            for e in &h.recent_console_errors {
+                l.push(format!("    console: {}", e.text));
+            }
+            for r in &h.recent_failed_requests {
+                l.push(format!("    {}", request_line(r)));
+            }
+            for a in &h.last_actions {
+                l.push(format!("    did: {a}"));
+            }
+        }
+        if !out.capture {
+            l.push("capture is off ([devtools] capture = false)".into());
+        }
+        let emulation = serde_json::to_value(&out.emulation).unwrap_or_default();
+        let set: Vec<String> = emulation
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| !(k.as_str() == "offline" && **v == false))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if !set.is_empty() {
+            l.push(format!("emulating: {}", set.join(", ")));
+        }
+        l.push(format!(
+            "{} routes, {} downloads ({} in progress)",
+            out.routes, out.downloads, out.downloads_in_progress
+        ));
+        l.join("\n")
+    }
+}
+
+/// Write url, title, snapshot, screenshot, console, errors and network of
+/// the tab into one new folder.
+#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DebugBundle {
+    /// The folder to create (default: a new one in the artifacts folder).
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
+    /// Keep secrets (header values, URL tokens) instead of masking them.
+    #[arg(long)]
+    #[serde(default)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BundleOut {
+    pub path: PathBuf,
+    pub files: Vec<String>,
+    /// Parts that could not be captured, and why (the rest is written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+}
+
+impl Command for DebugBundle {
+    const NAME: &'static str = "debug bundle";
+    const ABOUT: &'static str =
+        "Save url, title, snapshot, screenshot, console, errors and network to a folder";
+    const SCOPE: Scope = Scope::Tab;
+    type Output = BundleOut;
+
+    fn prepare(&mut self) -> Result<(), ApiError> {
+        absolutize(&mut self.path)
+    }
+
+    async fn run(self, mut cx: Cx) -> Result<BundleOut, ApiError> {
+        let dir = match self.path {
+            Some(p) => {
+                cx.require_local_files("--path")?;
+                p
+            }
+            None => {
+                let root = cx
+                    .state()
+                    .home()
+                    .ensure_dir(Some("artifacts"))
+                    .map_err(|e| ApiError::internal(format!("{e:#}")))?;
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or_default();
+                root.join(format!("debug-{stamp}"))
+            }
+        };
+        if std::fs::symlink_metadata(&dir).is_ok() {
+            return Err(
+                ApiError::invalid(format!("{} already exists", dir.display()))
+                    .with_hint("name a folder that does not exist yet"),
+            );
+        }
+        if !dir.parent().is_some_and(std::path::Path::is_dir) {
+            return Err(ApiError::invalid(format!(
+                "cannot create {}: its parent folder does not exist",
+                dir.display()
+            )));
+        }
+        let tab = cx.tab().await?;
+        let mut missing = Vec::new();
+        let page = tab
+            .eval("({ url: location.href, title: document.title, width: innerWidth, height: innerHeight })")
+            .await
+            .unwrap_or_else(|e| {
+                missing.push(format!("page: {}", e.message()));
+                serde_json::Value::Null
+            });
+        let snap = snapshot::snapshot(&tab, &snapshot::Options::default()).await;
+        let shot = capture::screenshot(&tab, Area::Viewport, ImageFormat::Png, None).await;
+        let (mut console, mut errors, mut network) = {
+            let rings = tab.devtools().rings();
+            (
+                rings.console.iter().cloned().collect::<Vec<_>>(),
+                rings.errors.iter().cloned().collect::<Vec<_>>(),
+                rings.network.iter().cloned().collect::<Vec<_>>(),
+            )
+        };
+        let mut page = page;
+        if !self.reveal {
+            console.iter_mut().for_each(devtools::redact_console);
+            errors.iter_mut().for_each(devtools::redact_error);
+            network.iter_mut().for_each(devtools::redact_request);
+            if let Some(u) = page["url"].as_str() {
+                page["url"] = devtools::redact::url(u).into();
+            }
+        }
+        page["tab"] = tab.id().into();
+        page["actions"] = tab.devtools().actions().into();
+        page["time"] = devtools::har::iso8601(devtools::rings::now_epoch()).into();
+
+        crate::config::ensure_private_dir(&dir)
+            .map_err(|e| ApiError::invalid(format!("cannot create {}: {e:#}", dir.display())))?;
+        let mut files = Vec::new();
+        let mut put = |name: &str, bytes: &[u8]| -> Result<(), ApiError> {
+            crate::artifacts::write_new(&dir.join(name), bytes, false)?;
+            files.push(name.to_string());
+            Ok(())
+        };
+        put("page.json", &pretty(&page))?;
+        match snap {
+            Ok(s) => put("snapshot.txt", s.text.as_bytes())?,
+            Err(e) => missing.push(format!("snapshot: {}", e.message())),
+        }
+        match shot {
+            Ok(png) => put("screenshot.png", &png)?,
+            Err(e) => missing.push(format!("screenshot: {}", e.message())),
+        }
+        put("console.json", &pretty(&console))?;
+        put("errors.json", &pretty(&errors))?;
+        put("network.json", &pretty(&network))?;
+        Ok(BundleOut {
+            path: dir,
+            files,
+            missing,
+        })
+    }
+
+    fn human(out: &BundleOut) -> String {
+        let mut s = format!("{}: {}", out.path.display(), out.files.join(", "));
+        for m in &out.missing {
+            s.push_str(&format!("\nmissing {m}"));
+        }
+        s
+    }
+}
+
+fn pretty<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec_pretty(v).unwrap_or_default()
+}

@@ -492,7 +492,7 @@ impl Settle {
                 Err(_) => break,
             }
         }
-        if !navigating && !self.watch.committed() {
+        if !navigating && !self.watch.committed() || self.watch.downloaded() {
             return None;
         }
         // Bounded by the command's deadline; a slow page is reported as
@@ -511,6 +511,9 @@ impl Settle {
             .is_err()
         {
             return Some(String::new());
+        }
+        if self.watch.downloaded() {
+            return None;
         }
         super::nav::current(tab).await.ok().map(|n| n.url)
     }

@@ -109,6 +109,8 @@ pub(crate) struct NavWatch {
     /// When each loader's DOM became ready.
     dom_ready: HashMap<String, Instant>,
     same_document: bool,
+    /// The navigation turned into a download: no document will commit.
+    downloaded: bool,
 }
 
 impl NavWatch {
@@ -120,6 +122,7 @@ impl NavWatch {
             seen: HashMap::new(),
             dom_ready: HashMap::new(),
             same_document: false,
+            downloaded: false,
         }
     }
 
@@ -128,7 +131,21 @@ impl NavWatch {
         self.committed.is_some() || self.same_document
     }
 
+    /// True when the navigation became a download (nothing will load).
+    pub(crate) fn downloaded(&self) -> bool {
+        self.downloaded && self.committed.is_none()
+    }
+
     pub(crate) fn observe(&mut self, event: &Event) {
+        // Browser-level (no session) when downloads are followed; the
+        // page's own (deprecated) event otherwise.
+        if matches!(
+            event.method.as_str(),
+            "Browser.downloadWillBegin" | "Page.downloadWillBegin"
+        ) && event.params["frameId"] == self.frame.as_str()
+        {
+            self.downloaded = true;
+        }
         if event.session_id.as_deref() != Some(self.session.as_str()) {
             return;
         }
@@ -163,7 +180,7 @@ impl NavWatch {
     }
 
     fn done(&self, until: LoadState) -> bool {
-        if self.same_document {
+        if self.same_document || self.downloaded() {
             return true;
         }
         let Some(loader) = &self.committed else {

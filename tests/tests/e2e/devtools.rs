@@ -372,6 +372,10 @@ fn a_download_lands_complete_owner_only_and_never_overwrites() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
     let first = s.ok("click", json!({ "target": "#dl", "download": true }));
+    assert!(
+        first.get("navigated").is_none(),
+        "a download is no navigation: {first}"
+    );
     let path = std::path::PathBuf::from(first["value"]["path"].as_str().expect("a path"));
     assert_eq!(
         path.file_name().and_then(|n| n.to_str()),
@@ -396,9 +400,13 @@ fn a_download_lands_complete_owner_only_and_never_overwrites() {
     assert!(path2.ends_with("report (1).csv"), "{path2}");
     assert_eq!(std::fs::read(&path).expect("the file").len(), 5000);
 
-    let list = s.ok("downloads", json!({}));
-    let states = texts(&list, "downloads", "state");
-    assert_eq!(states, vec!["completed", "completed"], "{list}");
+    // A plain click on a download link returns at once, and the file comes.
+    let plain = s.ok("click", json!({ "target": "#dl" }));
+    assert!(plain.get("navigated").is_none(), "{plain}");
+    let list = s.until("downloads", json!({}), |v| {
+        texts(v, "downloads", "state") == ["completed", "completed", "completed"]
+    });
+    assert!(has(&list, "downloads", "path", "report (2).csv"), "{list}");
     // A click that downloads nothing says so.
     let r = s.daemon.request(json!({
         "session": s.name, "command": "click", "timeout_ms": 1500,

@@ -6,7 +6,7 @@
 //! - the first command on a cold machine: daemon start + browser launch + goto;
 //! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
 //!
-//! `cargo xtask bench flood|pages|macros|workflows|relay|mcp` runs one part alone.
+//! `cargo xtask bench flood|pages|macros|workflows|relay|mcp|devtools` runs one part alone.
 
 use std::time::Duration;
 
@@ -33,13 +33,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         setup::build_bins(true)?;
         return part(&Rig::start("release")?);
     }
-    if args.iter().any(|a| a == "relay") {
+    if let Some(bin) = BENCH_BINS.iter().find(|b| args.iter().any(|a| a == b.part)) {
         setup::build_bins(true)?;
-        return super::bench_relay::run();
-    }
-    if args.iter().any(|a| a == "mcp") {
-        setup::build_bins(true)?;
-        return super::bench_mcp::run();
+        return bin.run();
     }
     if args.iter().any(|a| a == "pages") {
         // Only `eval 1`, snapshots and clicks (a few minutes with the
@@ -102,9 +98,65 @@ pub fn run(args: &[String]) -> Result<(), String> {
     super::bench_flood::run(&Rig::start("release")?)?;
     super::bench_macros::run(&Rig::start("release")?)?;
     super::bench_workflows::run(&Rig::start("release")?)?;
-    super::bench_relay::run()?;
-    super::bench_mcp::run()?;
+    for bin in BENCH_BINS {
+        bin.run()?;
+    }
     super::bench_plugins::run()
+}
+
+/// A part measured by its own binary of the tests crate (release), which
+/// drives daemons and browsers itself and prints markdown table rows.
+struct BenchBin {
+    part: &'static str,
+    bin: &'static str,
+    header: &'static str,
+}
+
+/// - relay: `eval 1` and a snapshot of wikipedia-2 inside the daemon,
+///   direct and through the extension relay;
+/// - mcp: `eval 1` as an MCP `tools/call` over `/mcp` against `/command`,
+///   and `tools/list`;
+/// - devtools: clicks and snapshots with capture on and off, and the RSS
+///   with full rings on 10 tabs.
+const BENCH_BINS: &[BenchBin] = &[
+    BenchBin {
+        part: "relay",
+        bin: "relay-bench",
+        header: "| relay measure | p50 | p99 |",
+    },
+    BenchBin {
+        part: "mcp",
+        bin: "mcp-bench",
+        header: "| MCP measure | p50 | p99 |",
+    },
+    BenchBin {
+        part: "devtools",
+        bin: "devtools-bench",
+        header: "| devtools measure | p50 | p90 |",
+    },
+];
+
+impl BenchBin {
+    fn run(&self) -> Result<(), String> {
+        let release = setup::target_dir().join("release");
+        let browser = setup::ensure_browser()?;
+        println!("\n{}", self.header);
+        println!("| --- | --- | --- |");
+        let out = std::process::Command::new(release.join(self.bin))
+            .env("WEBRIG_BROWSER", browser)
+            .env("WEBRIG_BIN", release.join("webrig"))
+            .output()
+            .map_err(|e| format!("running {}: {e}", self.bin))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{} failed: {}",
+                self.bin,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        Ok(())
+    }
 }
 
 /// `webrig eval 1` `runs` times after a warm-up: the CLI's round trip.

@@ -5,10 +5,8 @@
 mod bench;
 mod bench_flood;
 mod bench_macros;
-mod bench_mcp;
 mod bench_pages;
 mod bench_plugins;
-mod bench_relay;
 mod bench_workflows;
 mod demo;
 mod fuzz;

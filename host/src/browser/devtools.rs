@@ -380,3 +380,44 @@ pub async fn seed_local_storage(
         .await;
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::entry::{Header, Request};
+    use super::*;
+
+    #[test]
+    fn a_request_is_shown_without_its_secrets() {
+        let mut r = Request {
+            url: "https://shop.example/api?q=shoes&access_token=abc123".into(),
+            request_headers: vec![Header {
+                name: "Authorization".into(),
+                value: "Bearer sekret".into(),
+            }],
+            response_headers: vec![Header {
+                name: "Set-Cookie".into(),
+                value: "sid=xyz; Path=/".into(),
+            }],
+            post_data: Some("user=ann&password=hunter2&remember=1".into()),
+            ..Request::default()
+        };
+        redact_request(&mut r);
+        let shown = serde_json::to_string(&r).unwrap_or_default();
+        for secret in ["abc123", "sekret", "xyz", "hunter2"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(r.url.contains("q=shoes"), "{}", r.url);
+        assert_eq!(
+            r.post_data.as_deref(),
+            Some("user=ann&password=‹redacted›&remember=1")
+        );
+        assert_eq!(r.request_headers[0].value, "Bearer ‹redacted›");
+        // A JSON body is free text: a Bearer token or JWT in it is masked.
+        let mut j = Request {
+            post_data: Some(r#"{"auth": "Bearer Zx81.abcDEF99"}"#.into()),
+            ..Request::default()
+        };
+        redact_request(&mut j);
+        assert!(!j.post_data.unwrap_or_default().contains("Zx81"));
+    }
+}

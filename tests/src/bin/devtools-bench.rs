@@ -1,0 +1,166 @@
+//! `cargo xtask bench devtools`: what capturing console, errors and network
+//! costs. Clicks and snapshots timed inside the daemon (its per-command log
+//! line) with capture on and off, in alternating rounds so drift hits both
+//! alike; then the daemon's RSS with full rings on 10 tabs. Prints markdown
+//! table rows.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use webrig_tests::{Daemon, FixtureWeb};
+
+const ROUNDS: usize = 6;
+const CLICKS: usize = 50;
+const SNAPSHOTS: usize = 10;
+const TABS: usize = 10;
+
+fn pct(v: &mut [f64], p: usize) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() - 1) * p) / 100]
+}
+
+/// The daemon's own time for each request id, from its log.
+fn times(d: &Daemon) -> HashMap<String, f64> {
+    d.log()
+        .lines()
+        .filter_map(|l| {
+            let id = l.split("id=").nth(1)?.split_whitespace().next()?;
+            let ms = l.split(" ms=").nth(1)?.trim().parse::<f64>().ok()?;
+            Some((id.to_string(), ms))
+        })
+        .collect()
+}
+
+fn run(d: &Daemon, tag: &str, command: &str, args: serde_json::Value, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let id = format!("{tag}-{command}-{i}");
+            let r = d.request(json!({
+                "id": id, "session": "bench", "command": command, "args": args,
+            }));
+            assert_eq!(r["ok"], true, "{r}");
+            id
+        })
+        .collect()
+}
+
+/// The ref of the fixture form's "Save my details" checkbox.
+fn checkbox(d: &Daemon) -> String {
+    let snap = d.ok("bench", "snapshot", json!({ "interactive": true }));
+    snap["text"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.contains("\"Save my details\""))
+        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("@e")))
+        .expect("the checkbox")
+        .to_string()
+}
+
+fn main() {
+    let web = FixtureWeb::start();
+    let corpus_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../plugins/providers/web/tests/corpus");
+    let corpus = FixtureWeb::start_on(corpus_dir, 0);
+    let on = Daemon::start().expect("daemon");
+    let off = Daemon::start_with_config("[devtools]\ncapture = false\n").expect("daemon");
+    let mut clicks: HashMap<&str, Vec<f64>> = HashMap::new();
+    let mut snaps: HashMap<&str, Vec<f64>> = HashMap::new();
+    for round in 0..ROUNDS {
+        for (name, d) in [("on", &on), ("off", &off)] {
+            let tag = format!("{name}{round}");
+            d.ok(
+                "bench",
+                "goto",
+                json!({ "url": web.url("snap/basic.html") }),
+            );
+            let target = checkbox(d);
+            run(
+                d,
+                &format!("{tag}w"),
+                "click",
+                json!({ "target": target }),
+                5,
+            );
+            let ids = run(d, &tag, "click", json!({ "target": target }), CLICKS);
+            let log = times(d);
+            clicks
+                .entry(name)
+                .or_default()
+                .extend(ids.iter().filter_map(|i| log.get(i)));
+            d.ok(
+                "bench",
+                "goto",
+                json!({ "url": corpus.url("wikipedia-2/source.html") }),
+            );
+            run(d, &format!("{tag}w"), "snapshot", json!({}), 2);
+            let ids = run(d, &tag, "snapshot", json!({}), SNAPSHOTS);
+            let log = times(d);
+            snaps
+                .entry(name)
+                .or_default()
+                .extend(ids.iter().filter_map(|i| log.get(i)));
+        }
+    }
+    for (what, data) in [
+        ("click on the fixture form's checkbox", &mut clicks),
+        ("snapshot of wikipedia-2 (corpus)", &mut snaps),
+    ] {
+        let mut p50 = HashMap::new();
+        for name in ["on", "off"] {
+            let v = data.get_mut(name).expect("runs");
+            let (a, b) = (pct(v, 50), pct(v, 90));
+            p50.insert(name, a);
+            println!(
+                "| {what}, capture {name}, inside the daemon ({} runs) | {a:.2} ms | {b:.2} ms |",
+                v.len()
+            );
+        }
+        println!(
+            "| {what}: capture on / off (median) | {:+.1} % | |",
+            (p50["on"] / p50["off"] - 1.0) * 100.0
+        );
+    }
+
+    // Full rings: 10 tabs, each logging, throwing and fetching past the caps.
+    let before = on.ok("bench", "daemon_status", json!({}))["rss_bytes"]
+        .as_u64()
+        .unwrap_or(0);
+    for i in 0..TABS {
+        let url = web.url("devtools/flood.html");
+        if i == 0 {
+            on.ok("bench", "goto", json!({ "url": url }));
+        } else {
+            on.ok("bench", "tab_new", json!({ "url": url }));
+        }
+    }
+    let tabs = on.ok("bench", "tabs", json!({}));
+    for t in tabs["tabs"].as_array().into_iter().flatten() {
+        let tab = t["id"].as_str().expect("tab id");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            let ask = |command: &str| {
+                on.request(json!({ "session": "bench", "tab": tab, "command": command,
+                                   "args": { "max": 1 } }))["result"]["last"]
+                    .as_u64()
+                    .unwrap_or(0)
+            };
+            if ask("console") >= 600 && ask("errors") >= 600 && ask("network") >= 600 {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "tab {tab} never filled its rings"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+    let full = on.ok("bench", "daemon_status", json!({}))["rss_bytes"]
+        .as_u64()
+        .unwrap_or(0);
+    println!(
+        "| daemon RSS with full rings on {TABS} tabs (500 console, 500 errors, 500 requests each) | {:.1} MB | before: {:.1} MB |",
+        full as f64 / 1e6,
+        before as f64 / 1e6
+    );
+}

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::frames::{Frames, Target, stale};
 use super::tab::Tab;
@@ -190,17 +190,22 @@ fn walk<'a>(
         });
         // The origin is read in the same evaluation as the outline, so both
         // describe one document (a navigation in between cannot mix them).
+        // The outline crosses CDP as one JSON string rather than as thousands
+        // of small arrays: one string is cheap for the browser to hand over
+        // (through the extension relay it is copied several times).
         let v = frames
             .eval(
                 ordinal,
                 &format!(
                     "(() => {{ const origin = location.origin; \
-                     return {{ origin, snap: __webrig.lib.snapshot({args}) }}; }})()"
+                     return JSON.stringify({{ origin, snap: __webrig.lib.snapshot({args}) }}); }})()"
                 ),
                 true,
                 "snapshot",
             )
             .await?;
+        let v: Value = serde_json::from_str(v.as_str().unwrap_or("null"))
+            .map_err(|e| ApiError::internal(format!("the page's outline is not JSON: {e}")))?;
         if let Some(gate) = &opts.frames
             && !gate.allows(v["origin"].as_str().unwrap_or("null"))
         {

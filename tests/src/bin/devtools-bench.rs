@@ -1,7 +1,7 @@
 //! `cargo xtask bench devtools`: what capturing console, errors and network
 //! costs. Clicks and snapshots timed inside the daemon (its per-command log
-//! line) with capture on and off, in alternating rounds so drift hits both
-//! alike; then the daemon's RSS with full rings on 10 tabs. Prints markdown
+//! line) with capture on and off, in rounds whose order alternates so drift
+//! hits both alike; then the daemon's RSS with full rings on 10 tabs. Prints markdown
 //! table rows.
 
 use std::collections::HashMap;
@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use webrig_tests::{Daemon, FixtureWeb};
 
-const ROUNDS: usize = 6;
+const ROUNDS: usize = 8;
 const CLICKS: usize = 50;
 const SNAPSHOTS: usize = 10;
 const TABS: usize = 10;
@@ -67,7 +67,13 @@ fn main() {
     let mut clicks: HashMap<&str, Vec<f64>> = HashMap::new();
     let mut snaps: HashMap<&str, Vec<f64>> = HashMap::new();
     for round in 0..ROUNDS {
-        for (name, d) in [("on", &on), ("off", &off)] {
+        // Which goes first alternates, so a trend favours neither.
+        let order = if round % 2 == 0 {
+            [("on", &on), ("off", &off)]
+        } else {
+            [("off", &off), ("on", &on)]
+        };
+        for (name, d) in order {
             let tag = format!("{name}{round}");
             d.ok(
                 "bench",

@@ -2,6 +2,7 @@
 //! server on loopback, and a daemon started from the built `webrig` binary in a
 //! throwaway home. Real Chromium, real HTTP; nothing is mocked.
 
+pub mod bench;
 mod fixture;
 pub mod user_browser;
 

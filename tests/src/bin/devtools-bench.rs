@@ -7,42 +7,13 @@
 use std::collections::HashMap;
 
 use serde_json::json;
+use webrig_tests::bench::{pct, run, timed};
 use webrig_tests::{Daemon, FixtureWeb};
 
 const ROUNDS: usize = 8;
 const CLICKS: usize = 50;
 const SNAPSHOTS: usize = 10;
 const TABS: usize = 10;
-
-fn pct(v: &mut [f64], p: usize) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[((v.len() - 1) * p) / 100]
-}
-
-/// The daemon's own time for each request id, from its log.
-fn times(d: &Daemon) -> HashMap<String, f64> {
-    d.log()
-        .lines()
-        .filter_map(|l| {
-            let id = l.split("id=").nth(1)?.split_whitespace().next()?;
-            let ms = l.split(" ms=").nth(1)?.trim().parse::<f64>().ok()?;
-            Some((id.to_string(), ms))
-        })
-        .collect()
-}
-
-fn run(d: &Daemon, tag: &str, command: &str, args: serde_json::Value, n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            let id = format!("{tag}-{command}-{i}");
-            let r = d.request(json!({
-                "id": id, "session": "bench", "command": command, "args": args,
-            }));
-            assert_eq!(r["ok"], true, "{r}");
-            id
-        })
-        .collect()
-}
 
 /// The ref of the fixture form's "Save my details" checkbox.
 fn checkbox(d: &Daemon) -> String {
@@ -81,31 +52,18 @@ fn main() {
                 json!({ "url": web.url("snap/basic.html") }),
             );
             let target = checkbox(d);
-            run(
-                d,
-                &format!("{tag}w"),
-                "click",
-                json!({ "target": target }),
-                5,
-            );
-            let ids = run(d, &tag, "click", json!({ "target": target }), CLICKS);
-            let log = times(d);
-            clicks
-                .entry(name)
-                .or_default()
-                .extend(ids.iter().filter_map(|i| log.get(i)));
+            let click = json!({ "target": target });
+            run(d, "bench", &format!("{tag}w"), "click", &click, 5);
+            let ids = run(d, "bench", &tag, "click", &click, CLICKS);
+            clicks.entry(name).or_default().extend(timed(d, &ids));
             d.ok(
                 "bench",
                 "goto",
                 json!({ "url": corpus.url("wikipedia-2/source.html") }),
             );
-            run(d, &format!("{tag}w"), "snapshot", json!({}), 2);
-            let ids = run(d, &tag, "snapshot", json!({}), SNAPSHOTS);
-            let log = times(d);
-            snaps
-                .entry(name)
-                .or_default()
-                .extend(ids.iter().filter_map(|i| log.get(i)));
+            run(d, "bench", &format!("{tag}w"), "snapshot", &json!({}), 2);
+            let ids = run(d, "bench", &tag, "snapshot", &json!({}), SNAPSHOTS);
+            snaps.entry(name).or_default().extend(timed(d, &ids));
         }
     }
     for (what, data) in [

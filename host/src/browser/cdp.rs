@@ -322,6 +322,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// Attaches to page target `target` as a flat session.
+    pub async fn attach(conn: &Connection, target: &str) -> Result<Session, CdpError> {
+        let attached = conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                serde_json::json!({ "targetId": target, "flatten": true }),
+            )
+            .await?;
+        let id = attached["sessionId"].as_str().ok_or(CdpError::Protocol {
+            code: 0,
+            message: "Target.attachToTarget returned no sessionId".into(),
+        })?;
+        Ok(Session::new(conn.clone(), id))
+    }
+
     pub fn new(conn: Connection, id: &str) -> Self {
         Session {
             conn,

@@ -296,17 +296,7 @@ pub async fn seed_local_storage(
         .ok_or_else(|| ApiError::internal("Target.createTarget returned no targetId"))?
         .to_string();
     let result = async {
-        let attached = conn
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({ "targetId": target, "flatten": true }),
-            )
-            .await?;
-        let id = attached["sessionId"]
-            .as_str()
-            .ok_or_else(|| ApiError::internal("Target.attachToTarget returned no sessionId"))?;
-        let page = CdpSession::new(conn.clone(), id);
+        let page = CdpSession::attach(conn, &target).await?;
         let mut events = conn.subscribe();
         let answerer = page.clone();
         let answering = tokio::spawn(async move {

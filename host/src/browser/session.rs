@@ -591,17 +591,7 @@ impl SessionState {
 
     async fn attach(&mut self, target_id: &str) -> Result<Tab, ApiError> {
         let conn = self.connection()?.clone();
-        let attached = conn
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({ "targetId": target_id, "flatten": true }),
-            )
-            .await?;
-        let session_id = attached["sessionId"]
-            .as_str()
-            .ok_or_else(|| ApiError::internal("Target.attachToTarget returned no sessionId"))?;
-        let cdp = CdpSession::new(conn, session_id);
+        let cdp = CdpSession::attach(&conn, target_id).await?;
         let id = format!("t{}", self.next_tab);
         self.next_tab += 1;
         let viewport = match &self.browser {

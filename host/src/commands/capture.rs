@@ -21,7 +21,8 @@ fn human_saved(out: &Saved) -> String {
     format!("{} ({} bytes)", out.path.display(), out.bytes)
 }
 
-/// Where to write: the given path, or a fresh name in the artifacts folder.
+/// Where to write: the given path, or a fresh name in the artifacts folder
+/// (`ext` empty: a folder's name).
 pub(super) fn destination(
     cx: &Cx,
     path: Option<PathBuf>,
@@ -41,7 +42,24 @@ pub(super) fn destination(
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or_default();
-    Ok(dir.join(format!("{stem}-{stamp}.{ext}")))
+    Ok(match ext {
+        "" => dir.join(format!("{stem}-{stamp}")),
+        ext => dir.join(format!("{stem}-{stamp}.{ext}")),
+    })
+}
+
+/// [`destination`], checked: absolute, free unless `overwrite`, in a folder
+/// that exists. Checked before the work, so a refused path costs nothing.
+pub(super) fn output_path(
+    cx: &Cx,
+    path: Option<PathBuf>,
+    overwrite: bool,
+    stem: &str,
+    ext: &str,
+) -> Result<PathBuf, ApiError> {
+    let path = destination(cx, path, stem, ext)?;
+    check_writable(&path, overwrite)?;
+    Ok(path)
 }
 
 /// Capture the viewport, the full page, or one element.
@@ -86,8 +104,13 @@ impl Command for Screenshot {
             ));
         }
         let format = self.format.unwrap_or_default();
-        let path = destination(&cx, self.path, "screenshot", format.extension())?;
-        check_writable(&path, self.overwrite)?;
+        let path = output_path(
+            &cx,
+            self.path,
+            self.overwrite,
+            "screenshot",
+            format.extension(),
+        )?;
         let area = match (&self.target, self.full) {
             (Some(sel), _) => Area::Element(sel),
             (None, true) => Area::FullPage,
@@ -135,8 +158,7 @@ impl Command for Pdf {
     }
 
     async fn run(self, mut cx: Cx) -> Result<Saved, ApiError> {
-        let path = destination(&cx, self.path, "page", "pdf")?;
-        check_writable(&path, self.overwrite)?;
+        let path = output_path(&cx, self.path, self.overwrite, "page", "pdf")?;
         let tab = cx.tab().await?;
         let bytes = capture::pdf(&tab, self.landscape).await?;
         let path = artifacts::write_new(&path, &bytes, self.overwrite)?;

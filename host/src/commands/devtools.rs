@@ -9,11 +9,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::capture::{check_writable, destination};
+use super::capture::{check_writable, output_path};
 use super::session::absolutize;
 use super::{Command, Cx, Scope};
 use crate::artifacts;
 use crate::browser::devtools::entry::Request;
+use crate::browser::devtools::rings::Selection;
 use crate::browser::devtools::{
     self, ConsoleEntry, Download, PageError, Route, RouteAction, har, routes,
 };
@@ -47,15 +48,33 @@ pub struct Console {
     pub reveal: bool,
 }
 
+/// A listing of one of a tab's rings (console, errors, network).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ConsoleOut {
-    pub entries: Vec<ConsoleEntry>,
+pub struct Listing<T> {
+    /// Oldest first.
+    pub entries: Vec<T>,
     /// The newest seq the tab handed out: pass it as `--since` next time.
     pub last: u64,
     /// Entries that matched but were left out by `--max`.
     pub more: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+impl<T> Listing<T> {
+    /// The selection, shown masked unless `reveal`.
+    fn of(cx: &Cx, sel: Selection<T>, reveal: bool, redact: fn(&mut T)) -> Self {
+        let mut entries = sel.items;
+        if !reveal {
+            entries.iter_mut().for_each(redact);
+        }
+        Listing {
+            entries,
+            last: sel.last,
+            more: sel.more,
+            note: capture_off(cx),
+        }
+    }
 }
 
 fn level_rank(level: &str) -> Option<u8> {
@@ -68,22 +87,14 @@ fn level_rank(level: &str) -> Option<u8> {
     })
 }
 
-/// The newest `max` of `items`, and how many more matched.
-fn newest<T>(mut items: Vec<T>, max: Option<usize>) -> (Vec<T>, usize) {
-    let max = max.unwrap_or(DEFAULT_MAX);
-    let more = items.len().saturating_sub(max);
-    items.drain(..more);
-    (items, more)
-}
-
 impl Command for Console {
     const NAME: &'static str = "console";
     const ABOUT: &'static str = "Show what the page logged (console and browser messages)";
     const SCOPE: Scope = Scope::Tab;
     const READ_ONLY: bool = true;
-    type Output = ConsoleOut;
+    type Output = Listing<ConsoleEntry>;
 
-    async fn run(self, mut cx: Cx) -> Result<ConsoleOut, ApiError> {
+    async fn run(self, mut cx: Cx) -> Result<Listing<ConsoleEntry>, ApiError> {
         let min = match &self.level {
             Some(l) => level_rank(l).ok_or_else(|| {
                 ApiError::invalid(format!("--level {l:?}: say debug, info, warning or error"))
@@ -91,30 +102,15 @@ impl Command for Console {
             None => 0,
         };
         let tab = cx.tab().await?;
-        let (items, last) = {
-            let rings = tab.devtools().rings();
-            let items: Vec<ConsoleEntry> = rings
-                .console
-                .iter()
-                .filter(|e| e.seq > self.since.unwrap_or(0))
-                .filter(|e| level_rank(&e.level).unwrap_or(1) >= min)
-                .cloned()
-                .collect();
-            (items, rings.console.taken())
-        };
-        let (mut entries, more) = newest(items, self.max);
-        if !self.reveal {
-            entries.iter_mut().for_each(devtools::redact_console);
-        }
-        Ok(ConsoleOut {
-            entries,
-            last,
-            more,
-            note: capture_off(&cx),
-        })
+        let sel = tab.devtools().rings().console.select(
+            self.since,
+            |e| level_rank(&e.level).unwrap_or(1) >= min,
+            self.max.unwrap_or(DEFAULT_MAX),
+        );
+        Ok(Listing::of(&cx, sel, self.reveal, devtools::redact_console))
     }
 
-    fn human(out: &ConsoleOut) -> String {
+    fn human(out: &Listing<ConsoleEntry>) -> String {
         let mut lines: Vec<String> = out
             .entries
             .iter()
@@ -167,49 +163,26 @@ pub struct Errors {
     pub reveal: bool,
 }
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ErrorsOut {
-    pub errors: Vec<PageError>,
-    pub last: u64,
-    pub more: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
 impl Command for Errors {
     const NAME: &'static str = "errors";
     const ABOUT: &'static str = "Show the page's uncaught exceptions and unhandled rejections";
     const SCOPE: Scope = Scope::Tab;
     const READ_ONLY: bool = true;
-    type Output = ErrorsOut;
+    type Output = Listing<PageError>;
 
-    async fn run(self, mut cx: Cx) -> Result<ErrorsOut, ApiError> {
+    async fn run(self, mut cx: Cx) -> Result<Listing<PageError>, ApiError> {
         let tab = cx.tab().await?;
-        let (items, last) = {
-            let rings = tab.devtools().rings();
-            let items: Vec<PageError> = rings
-                .errors
-                .iter()
-                .filter(|e| e.seq > self.since.unwrap_or(0))
-                .cloned()
-                .collect();
-            (items, rings.errors.taken())
-        };
-        let (mut errors, more) = newest(items, self.max);
-        if !self.reveal {
-            errors.iter_mut().for_each(devtools::redact_error);
-        }
-        Ok(ErrorsOut {
-            errors,
-            last,
-            more,
-            note: capture_off(&cx),
-        })
+        let sel = tab.devtools().rings().errors.select(
+            self.since,
+            |_| true,
+            self.max.unwrap_or(DEFAULT_MAX),
+        );
+        Ok(Listing::of(&cx, sel, self.reveal, devtools::redact_error))
     }
 
-    fn human(out: &ErrorsOut) -> String {
+    fn human(out: &Listing<PageError>) -> String {
         let mut lines = Vec::new();
-        for e in &out.errors {
+        for e in &out.entries {
             lines.push(format!("#{} {}", e.seq, e.message));
             lines.extend(e.stack.lines().map(|l| format!("    {l}")));
         }
@@ -252,15 +225,6 @@ pub struct Network {
     pub reveal: bool,
 }
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct NetworkOut {
-    pub requests: Vec<Request>,
-    pub last: u64,
-    pub more: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
 const TYPES: &[&str] = &[
     "document",
     "stylesheet",
@@ -292,9 +256,9 @@ impl Command for Network {
     const ABOUT: &'static str = "Show the tab's requests (status, type, size, time)";
     const SCOPE: Scope = Scope::Tab;
     const READ_ONLY: bool = true;
-    type Output = NetworkOut;
+    type Output = Listing<Request>;
 
-    async fn run(self, mut cx: Cx) -> Result<NetworkOut, ApiError> {
+    async fn run(self, mut cx: Cx) -> Result<Listing<Request>, ApiError> {
         let kind = self.kind.as_deref().map(str::to_ascii_lowercase);
         if let Some(k) = &kind
             && !TYPES.contains(&k.as_str())
@@ -305,37 +269,23 @@ impl Command for Network {
             )));
         }
         let tab = cx.tab().await?;
-        let (items, last) = {
-            let rings = tab.devtools().rings();
-            let items: Vec<Request> = rings
-                .network
-                .iter()
-                .filter(|r| r.seq > self.since.unwrap_or(0))
-                .filter(|r| kind.as_ref().is_none_or(|k| &r.resource_type == k))
-                .filter(|r| {
-                    self.filter
+        let sel = tab.devtools().rings().network.select(
+            self.since,
+            |r| {
+                kind.as_ref().is_none_or(|k| &r.resource_type == k)
+                    && self
+                        .filter
                         .as_ref()
                         .is_none_or(|f| r.url.contains(f.as_str()))
-                })
-                .filter(|r| !self.failed || is_failed(r))
-                .cloned()
-                .collect();
-            (items, rings.network.taken())
-        };
-        let (mut requests, more) = newest(items, self.max);
-        if !self.reveal {
-            requests.iter_mut().for_each(devtools::redact_request);
-        }
-        Ok(NetworkOut {
-            requests,
-            last,
-            more,
-            note: capture_off(&cx),
-        })
+                    && (!self.failed || is_failed(r))
+            },
+            self.max.unwrap_or(DEFAULT_MAX),
+        );
+        Ok(Listing::of(&cx, sel, self.reveal, devtools::redact_request))
     }
 
-    fn human(out: &NetworkOut) -> String {
-        let mut lines: Vec<String> = out.requests.iter().map(request_line).collect();
+    fn human(out: &Listing<Request>) -> String {
+        let mut lines: Vec<String> = out.entries.iter().map(request_line).collect();
         footer(
             &mut lines,
             out.more,
@@ -579,8 +529,7 @@ impl Command for HarStop {
     async fn run(self, mut cx: Cx) -> Result<HarOut, ApiError> {
         // The path is checked before the recording ends: a refused path
         // loses nothing.
-        let path = destination(&cx, self.path, "network", "har")?;
-        check_writable(&path, self.overwrite)?;
+        let path = output_path(&cx, self.path, self.overwrite, "network", "har")?;
         let tab = cx.tab().await?;
         if tab.devtools().rings().har_from.is_none() {
             return Err(

@@ -236,24 +236,7 @@ impl Command for DebugBundle {
     }
 
     async fn run(self, mut cx: Cx) -> Result<BundleOut, ApiError> {
-        let dir = match self.path {
-            Some(p) => {
-                cx.require_local_files("--path")?;
-                p
-            }
-            None => {
-                let root = cx
-                    .state()
-                    .home()
-                    .ensure_dir(Some("artifacts"))
-                    .map_err(|e| ApiError::internal(format!("{e:#}")))?;
-                let stamp = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis())
-                    .unwrap_or_default();
-                root.join(format!("debug-{stamp}"))
-            }
-        };
+        let dir = super::capture::destination(&cx, self.path, "debug", "")?;
         if std::fs::symlink_metadata(&dir).is_ok() {
             return Err(
                 ApiError::invalid(format!("{} already exists", dir.display()))

@@ -266,6 +266,14 @@ impl Command for Close {
 }
 
 /// Makes a client-side relative path absolute against the CLI's directory.
+/// [`absolutize`] for a path that is always given.
+pub(super) fn absolutize_given(path: &mut PathBuf) -> Result<(), ApiError> {
+    let mut p = Some(std::mem::take(path));
+    absolutize(&mut p)?;
+    *path = p.unwrap_or_default();
+    Ok(())
+}
+
 pub(super) fn absolutize(path: &mut Option<PathBuf>) -> Result<(), ApiError> {
     if let Some(p) = path.as_mut()
         && p.is_relative()

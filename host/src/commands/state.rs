@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::session::absolutize;
+use super::session::absolutize_given;
 use super::{Command, Cx, Scope};
 use crate::artifacts;
 use crate::browser::Tab;
@@ -553,10 +553,7 @@ impl Command for StateSave {
     type Output = StateOut;
 
     fn prepare(&mut self) -> Result<(), ApiError> {
-        let mut p = Some(self.path.clone());
-        absolutize(&mut p)?;
-        self.path = p.unwrap_or_default();
-        Ok(())
+        absolutize_given(&mut self.path)
     }
 
     async fn run(self, mut cx: Cx) -> Result<StateOut, ApiError> {
@@ -675,10 +672,7 @@ impl Command for StateLoad {
     type Output = StateOut;
 
     fn prepare(&mut self) -> Result<(), ApiError> {
-        let mut p = Some(self.path.clone());
-        absolutize(&mut p)?;
-        self.path = p.unwrap_or_default();
-        Ok(())
+        absolutize_given(&mut self.path)
     }
 
     async fn run(self, mut cx: Cx) -> Result<StateOut, ApiError> {

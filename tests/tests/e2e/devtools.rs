@@ -72,9 +72,9 @@ fn errors_keep_uncaught_exceptions_and_rejections_with_stacks() {
     s.ok("click", json!({ "target": "#throw" }));
     s.ok("click", json!({ "target": "#reject" }));
     let v = s.until("errors", json!({}), |v| {
-        has(v, "errors", "message", "nobody caught me") && has(v, "errors", "message", "boom")
+        has(v, "entries", "message", "nobody caught me") && has(v, "entries", "message", "boom")
     });
-    let messages = texts(&v, "errors", "message");
+    let messages = texts(&v, "entries", "message");
     assert!(
         messages
             .iter()
@@ -87,10 +87,10 @@ fn errors_keep_uncaught_exceptions_and_rejections_with_stacks() {
             .any(|m| m == "Uncaught (in promise) Error: nobody caught me"),
         "{v}"
     );
-    assert!(has(&v, "errors", "stack", "devtools/index.html"), "{v}");
+    assert!(has(&v, "entries", "stack", "devtools/index.html"), "{v}");
     let last = v["last"].as_u64().expect("last");
     assert_eq!(
-        s.ok("errors", json!({ "since": last }))["errors"],
+        s.ok("errors", json!({ "since": last }))["entries"],
         json!([])
     );
 }
@@ -101,12 +101,12 @@ fn network_records_requests_masks_secrets_and_serves_bodies() {
     s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
     s.ok("click", json!({ "target": "#fetch" }));
     let v = s.until("network", json!({ "type": "fetch" }), |v| {
-        v["requests"].as_array().is_some_and(|r| {
+        v["entries"].as_array().is_some_and(|r| {
             r.iter()
                 .any(|r| r["status"] == 200 && r["pending"] == false)
         })
     });
-    let r = &v["requests"][0];
+    let r = &v["entries"][0];
     assert_eq!(r["method"], "GET");
     assert!(
         r["url"]
@@ -139,9 +139,9 @@ fn network_records_requests_masks_secrets_and_serves_bodies() {
 
     // The document itself, by type; the filter; bodies on demand.
     let doc = s.ok("network", json!({ "type": "document" }));
-    assert!(has(&doc, "requests", "url", "devtools/index.html"), "{doc}");
+    assert!(has(&doc, "entries", "url", "devtools/index.html"), "{doc}");
     let none = s.ok("network", json!({ "filter": "no-such-thing" }));
-    assert_eq!(none["requests"], json!([]));
+    assert_eq!(none["entries"], json!([]));
     let id = r["id"].as_str().expect("id");
     let body = s.ok("network_body", json!({ "id": id }));
     assert_eq!(
@@ -160,9 +160,9 @@ fn network_records_requests_masks_secrets_and_serves_bodies() {
         json!({ "script": "fetch('/status/404/x').then(() => 1)" }),
     );
     let failed = s.until("network", json!({ "failed": true }), |v| {
-        has(v, "requests", "url", "/status/404/x")
+        has(v, "entries", "url", "/status/404/x")
     });
-    assert_eq!(failed["requests"][0]["status"], 404);
+    assert_eq!(failed["entries"][0]["status"], 404);
     s.err(
         "network",
         json!({ "type": "carrier-pigeon" }),
@@ -188,8 +188,8 @@ fn rings_evict_their_oldest_entries_past_the_caps() {
         "the oldest went: {v}"
     );
     let n = s.until("network", json!({}), |v| v["last"].as_u64() >= Some(31));
-    assert_eq!(n["requests"].as_array().map(Vec::len), Some(10), "{n}");
-    assert!(!has(&n, "requests", "url", "index.html"), "{n}");
+    assert_eq!(n["entries"].as_array().map(Vec::len), Some(10), "{n}");
+    assert!(!has(&n, "entries", "url", "index.html"), "{n}");
 }
 
 /// The HAR 1.2 fields every entry must have, by type.
@@ -242,7 +242,7 @@ fn har_records_between_start_and_stop_and_validates() {
     s.err("har_start", json!({}), "invalid_argument");
     s.ok("click", json!({ "target": "#fetch" }));
     s.until("network", json!({ "type": "fetch" }), |v| {
-        v["requests"][0]["pending"] == false
+        v["entries"][0]["pending"] == false
     });
     // A path that exists is refused, and the recording goes on.
     std::fs::write(&path, b"keep me").expect("write");
@@ -765,7 +765,7 @@ fn inspect_and_debug_bundle_tell_what_happened() {
         json!({ "script": "fetch('/status/500/x?token=abcdef1234567890abcdef').then(() => 1)" }),
     );
     s.until("network", json!({ "failed": true }), |v| {
-        v["requests"][0]["status"] == 500
+        v["entries"][0]["status"] == 500
     });
     s.until("errors", json!({}), |v| v["last"].as_u64() >= Some(1));
     let i = s.ok("inspect", json!({}));

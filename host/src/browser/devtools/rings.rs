@@ -71,6 +71,56 @@ impl<T> Ring<T> {
     }
 }
 
+/// What a listing of a ring answers: the entries, the newest seq handed
+/// out (the caller's next `--since`), and how many more matched than fit.
+#[derive(Debug)]
+pub struct Selection<T> {
+    pub items: Vec<T>,
+    pub last: u64,
+    pub more: usize,
+}
+
+/// An entry that knows its place in its ring.
+pub trait Numbered {
+    fn seq(&self) -> u64;
+}
+
+impl<T: Clone + Numbered> Ring<T> {
+    /// Entries after `since` that pass `keep`, the newest `max` of them.
+    pub fn select(
+        &self,
+        since: Option<u64>,
+        keep: impl Fn(&T) -> bool,
+        max: usize,
+    ) -> Selection<T> {
+        let mut items: Vec<T> = self
+            .items
+            .iter()
+            .filter(|e| e.seq() > since.unwrap_or(0) && keep(e))
+            .cloned()
+            .collect();
+        let more = items.len().saturating_sub(max);
+        items.drain(..more);
+        Selection {
+            items,
+            last: self.taken(),
+            more,
+        }
+    }
+}
+
+macro_rules! numbered {
+    ($($t:ty),*) => {
+        $(impl Numbered for $t {
+            fn seq(&self) -> u64 {
+                self.seq
+            }
+        })*
+    };
+}
+
+numbered!(ConsoleEntry, PageError, Request);
+
 /// One console message (the page's `console.*`, or the browser's own log:
 /// failed loads, CSP and other violations).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -196,6 +196,20 @@ pub struct Pointer {
 }
 
 impl Pointer {
+    /// The pointer for a drag from `from` to `to`: within one frame that
+    /// frame's, across frames the tab's (top-frame coordinates).
+    pub async fn spanning(
+        frames: &Frames,
+        from: &Located,
+        to: &Located,
+    ) -> Result<Pointer, ApiError> {
+        if from.ordinal == to.ordinal {
+            Pointer::of(frames, from).await
+        } else {
+            Ok(Pointer::top())
+        }
+    }
+
     /// Input at top-frame coordinates through the tab.
     pub fn top() -> Pointer {
         Pointer { frame: None }
@@ -279,29 +293,26 @@ pub async fn click_at(
     Ok(())
 }
 
-pub async fn drag(tab: &Tab, from: (f64, f64), to: (f64, f64)) -> Result<(), ApiError> {
-    mouse_move(tab, &Pointer::top(), from.0, from.1, 0).await?;
-    tab.call(
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "clickCount": 1 }),
-    )
-    .await?;
+/// Presses at `from`, moves in steps, releases at `to`, all through
+/// `pointer` (a drag inside an out-of-process frame goes to that frame).
+pub async fn drag(
+    tab: &Tab,
+    pointer: &Pointer,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<(), ApiError> {
+    mouse_move(tab, pointer, from.0, from.1, 0).await?;
+    let press = json!({ "type": "mousePressed", "button": "left", "clickCount": 1 });
+    pointer.send(tab, from.0, from.1, press).await?;
     const STEPS: u32 = 8;
     for i in 1..=STEPS {
         let f = f64::from(i) / f64::from(STEPS);
         let (x, y) = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
-        tab.call(
-            "Input.dispatchMouseEvent",
-            json!({ "type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1 }),
-        )
-        .await?;
+        let moved = json!({ "type": "mouseMoved", "button": "left", "buttons": 1 });
+        pointer.send(tab, x, y, moved).await?;
     }
-    tab.call(
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mouseReleased", "x": to.0, "y": to.1, "button": "left", "clickCount": 1 }),
-    )
-    .await?;
-    Ok(())
+    let release = json!({ "type": "mouseReleased", "button": "left", "clickCount": 1 });
+    pointer.send(tab, to.0, to.1, release).await
 }
 
 async fn key_event(tab: &Tab, kind: &str, key: &Key, modifiers: u32) -> Result<(), ApiError> {

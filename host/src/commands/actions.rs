@@ -710,14 +710,15 @@ impl Command for Drag {
             Some(&label),
             self.snapshot_after,
             |tab, deadline| async move {
-                let (a, b) = {
+                let (pointer, a, b) = {
                     let (mut frames, at_from) = act::target(&tab, &from).await?;
                     let at_to = act::locate(&frames, &to)?;
                     let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
                     let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
-                    (a, b)
+                    let pointer = act::Pointer::spanning(&frames, &at_from, &at_to).await?;
+                    (pointer, a, b)
                 };
-                act::drag(&tab, a, b).await?;
+                act::drag(&tab, &pointer, a, b).await?;
                 Ok(None)
             },
         )

@@ -444,3 +444,35 @@ fn a_snapshot_right_after_a_click_shows_what_the_click_rendered() {
         }
     }
 }
+
+both_transports!(a_drag_inside_a_cross_site_frame_lands_there, |s| {
+    s.ok("goto", json!({ "url": web().url("snap/drag-frame.html") }));
+    // The cross-site frame loads on its own: wait until its card shows.
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = s.ok("snapshot", json!({}))["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if text.contains("button \"Card\"") && text.contains("button \"Done lane\"") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ref_of = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .and_then(|l| l.split_whitespace().find(|w| w.starts_with("@f")))
+            .unwrap_or_else(|| panic!("no frame ref for {needle}: {text}"))
+            .to_string()
+    };
+    let (card, lane) = (ref_of("button \"Card\""), ref_of("button \"Done lane\""));
+    s.ok("drag", json!({ "from": card, "to": lane }));
+    let after = s.ok("snapshot", json!({}));
+    assert!(
+        after["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Card dropped in the lane")),
+        "{after}"
+    );
+});

@@ -814,3 +814,31 @@ fn inspect_and_debug_bundle_tell_what_happened() {
     // An existing folder is refused.
     s.err("debug_bundle", json!({ "path": out }), "invalid_argument");
 }
+
+// The same capture and routes through the user's own browser (the
+// extension relay): chrome.debugger carries Runtime, Log, Network and Fetch.
+crate::both_transports!(console_network_and_routes_on_both_transports, |s| {
+    s.ok(
+        "route",
+        json!({ "pattern": "*/devtools/data.json*", "json": "{\"via\": \"route\"}" }),
+    );
+    s.ok("goto", json!({ "url": web().url("devtools/index.html") }));
+    s.until("console", json!({}), |v| {
+        has(v, "entries", "text", "boot app ready")
+    });
+    s.ok("click", json!({ "target": "#fetch" }));
+    s.until("text", json!({ "target": "#out" }), |v| {
+        v["text"] == r#"{"via":"route"}"#
+    });
+    let n = s.until("network", json!({ "type": "fetch" }), |v| {
+        v["entries"][0]["status"] == 200 && v["entries"][0]["pending"] == false
+    });
+    assert!(!n.to_string().contains("sekret-token-1"), "masked: {n}");
+    s.ok("click", json!({ "target": "#reject" }));
+    s.until("errors", json!({}), |v| {
+        has(v, "entries", "message", "nobody caught me")
+    });
+    let i = s.ok("inspect", json!({}));
+    assert_eq!(i["routes"], 1, "{i}");
+    s.ok("unroute", json!({ "all": true }));
+});

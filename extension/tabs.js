@@ -1,7 +1,8 @@
-// The request table of PROTOCOL.md on top of chrome.tabs, chrome.tabGroups
-// and chrome.debugger (flat sessions), plus the events that go back to the
-// daemon. Every request is validated; every failure is a RelayError with a
-// code of not_found | denied | failed.
+// The request table of PROTOCOL.md on top of chrome.tabs, chrome.tabGroups,
+// chrome.windows and chrome.debugger (flat sessions), plus the events that go
+// back to the daemon. Every request is validated; every failure is a
+// RelayError with a code of not_found | denied | failed. It never closes,
+// focuses or rearranges a window of the user's.
 
 import { RelayError, isObject } from "./relay.js";
 
@@ -112,6 +113,10 @@ export class Tabs {
     this.created = new Set();
     /** group name → tabGroup id */
     this.groups = {};
+    /** group name → id of the window opened for that session's tabs */
+    this.windows = {};
+    /** group name → the tabs.create of that group still running (one at a time) */
+    this.opening = new Map();
     /** tabs held when the last connection ended, for the next hello */
     this.heldBefore = [];
     this.onChange = () => {};
@@ -124,6 +129,7 @@ export class Tabs {
       held: [...this.held.keys()],
       created: [...this.created],
       groups: this.groups,
+      windows: this.windows,
       heldBefore: this.heldBefore,
     };
     try {
@@ -150,6 +156,16 @@ export class Tabs {
     const leftover = ints(data.held);
     this.created = new Set(ints(data.created));
     this.groups = isObject(data.groups) ? { ...data.groups } : {};
+    // Window ids are not reused within a browser session (nor does
+    // storage.session outlive one), so a gone window is only pruned, never
+    // mistaken for another.
+    const windowIds = new Set((await chrome.windows.getAll().catch(() => [])).map((w) => w.id));
+    this.windows = {};
+    if (isObject(data.windows)) {
+      for (const [name, id] of Object.entries(data.windows)) {
+        if (Number.isSafeInteger(id) && windowIds.has(id)) this.windows[name] = id;
+      }
+    }
     const before = new Set([...ints(data.heldBefore), ...leftover]);
     let targets = [];
     try {
@@ -201,11 +217,16 @@ export class Tabs {
   async create(params) {
     const url = urlParam(params);
     const group = groupParam(params);
+    // One create per group at a time, so two racing creates of a new session
+    // share one window instead of opening two.
+    const before = this.opening.get(group) ?? Promise.resolve();
+    const mine = before.catch(() => {}).then(() => this.openTab(url, group));
+    this.opening.set(group, mine);
     let tab;
     try {
-      tab = await chrome.tabs.create({ url, active: false });
-    } catch (e) {
-      throw fromChrome(e);
+      tab = await mine;
+    } finally {
+      if (this.opening.get(group) === mine) this.opening.delete(group);
     }
     this.created.add(tab.id);
     let groupId = -1;
@@ -218,9 +239,58 @@ export class Tabs {
     }
     const targetId = await this.targetIdOf(tab.id);
     await this.persist();
-    const result = { tabId: tab.id, targetId, groupId };
+    const result = { tabId: tab.id, targetId, groupId, windowId: tab.windowId };
     if (groupError) result.groupError = groupError.slice(0, 500);
     return result;
+  }
+
+  /**
+   * A tab for the session `group`: the active tab of the session's own
+   * window, which is opened unfocused when the session has none (or the
+   * user closed it). A background tab in the user's window would be hidden:
+   * Chrome runs it at background priority and never gives it the animation
+   * frames a page waits for. The user's window, tabs and focus stay as they
+   * are. Only if Chrome cannot open a window does the tab go, in the
+   * background, into the user's window (the behaviour before windows).
+   */
+  async openTab(url, group) {
+    const windowId = this.windows[group];
+    if (Number.isSafeInteger(windowId)) {
+      const w = await chrome.windows.get(windowId).catch(() => null);
+      if (w) {
+        // Opened in the background, then made the active tab of its window:
+        // created active, Chrome also focuses the window (seen in headless
+        // Chromium 156), which would take the user's keyboard.
+        const tab = await chrome.tabs.create({ windowId, url, active: false }).catch((e) => {
+          // Closed meanwhile: a new window below.
+          console.warn("webrig: cannot open a tab in the session's window", e);
+          return null;
+        });
+        if (tab) return chrome.tabs.update(tab.id, { active: true }).catch(() => tab);
+      }
+      delete this.windows[group];
+    }
+    try {
+      const w = await chrome.windows.create({ url, type: "normal", focused: false });
+      const tab = w.tabs?.[0] ?? (await chrome.tabs.query({ windowId: w.id }))[0];
+      if (tab) {
+        this.windows[group] = w.id;
+        return tab;
+      }
+      console.warn("webrig: the new window has no tab", w);
+    } catch (e) {
+      console.warn("webrig: cannot open a window; the tab goes into the current one", e);
+    }
+    try {
+      return await chrome.tabs.create({ url, active: false });
+    } catch (e) {
+      throw fromChrome(e);
+    }
+  }
+
+  /** Whether `windowId` is a window this extension opened for a session. */
+  isSessionWindow(windowId) {
+    return Object.values(this.windows).includes(windowId);
   }
 
   async putInGroup(tab, name) {
@@ -287,8 +357,14 @@ export class Tabs {
     } catch (e) {
       throw fromChrome(e, `tab ${tabId}`);
     }
-    // Best effort: a window in front paints (headless has no focus to give).
-    await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    // A session's own window is visible already: it is left where it is, so
+    // the user keeps the keyboard focus (the daemon activates before every
+    // screenshot). A tab in the user's window (borrowed, or opened there when
+    // no window could be) is brought to the front, best effort, so it paints
+    // (headless has no focus to give).
+    if (!this.isSessionWindow(tab.windowId)) {
+      await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    }
     return {};
   }
 

@@ -543,7 +543,27 @@ async function main() {
   });
   if (!conn) throw new Error("no connection; the rest cannot run");
 
-  let tabId, targetId, sessionId;
+  // The user's windows as they were before the agent opened anything: each
+  // with its active tab, and which one had the focus.
+  const windowsNow = () =>
+    popup.eval(`chrome.windows.getAll({ populate: true }).then(ws => ws.map(w => ({
+      id: w.id, focused: w.focused, type: w.type, state: w.state,
+      active: w.tabs.find(t => t.active)?.id ?? null, tabs: w.tabs.map(t => t.id) })))`);
+  const userWindows = await windowsNow();
+  const tabNow = (id) => popup.eval(`chrome.tabs.get(${id}).then(t => ({ windowId: t.windowId, active: t.active, groupId: t.groupId }))`);
+  /** Throws unless every window the user had still has the same active tab. */
+  async function userWindowsUntouched() {
+    const now = await windowsNow();
+    for (const u of userWindows) {
+      const w = now.find((x) => x.id === u.id);
+      assert(w, `the user's window ${u.id} is gone`);
+      assert(w.active === u.active, `the user's window ${u.id}: active tab ${w.active}, was ${u.active}`);
+      assert(w.focused === u.focused, `the user's window ${u.id}: focused ${w.focused}, was ${u.focused}`);
+    }
+    return now;
+  }
+
+  let tabId, targetId, sessionId, sessionWindow;
   await step("tabs.create opens the mock's page in a grey tab group", async () => {
     const r = await conn.call("tabs.create", { url: `http://127.0.0.1:${daemon.port}/page.html`, group: "smoke" });
     ({ tabId, targetId } = r);
@@ -558,6 +578,39 @@ async function main() {
     assert(r2.groupId === r.groupId, `second tab in group ${r2.groupId}, first ${r.groupId}`);
     await conn.call("tabs.close", { tabId: r2.tabId });
     return `tab ${tabId}, target ${targetId.slice(0, 8)}…, ${grouped} (same group for a second tab)`;
+  });
+
+  await step("tabs.create: the session's own window (active tab, not the user's window; the user's active tab and focus unchanged)", async () => {
+    const first = await tabNow(tabId);
+    sessionWindow = first.windowId;
+    assert(!userWindows.some((w) => w.id === sessionWindow), `tab ${tabId} went into the user's window ${sessionWindow}`);
+    assert(first.active, `tab ${tabId} is not the active tab of window ${sessionWindow}`);
+    const r2 = await conn.call("tabs.create", { url: "about:blank", group: "smoke" });
+    const second = await tabNow(r2.tabId);
+    assert(r2.windowId === sessionWindow && second.windowId === sessionWindow, `second tab in window ${second.windowId} (result says ${r2.windowId}), first in ${sessionWindow}`);
+    assert(second.active, "the second tab is not active in the session's window");
+    assert(second.groupId === first.groupId, `second tab in group ${second.groupId}, first ${first.groupId}`);
+    const now = await userWindowsUntouched();
+    const w = now.find((x) => x.id === sessionWindow);
+    assert(w.type === "normal" && w.state !== "minimized" && !w.focused, `session window ${JSON.stringify(w)}`);
+    await conn.call("tabs.close", { tabId: r2.tabId });
+    // Closing the active tab activates another; the page tab is the only one left.
+    assert((await tabNow(tabId)).active, "the page tab is not active again after closing the second");
+    return `window ${sessionWindow} (${w.state}, focused ${w.focused}); user's windows ${JSON.stringify(userWindows.map((u) => ({ id: u.id, active: u.active, focused: u.focused })))} unchanged`;
+  });
+
+  await step("tabs.create: a session whose window the user closed gets a new one", async () => {
+    const a = await conn.call("tabs.create", { url: "about:blank", group: "smoke-closed" });
+    assert(a.windowId !== sessionWindow && !userWindows.some((w) => w.id === a.windowId), `window ${a.windowId}`);
+    await conn.call("tabs.close", { tabId: a.tabId });
+    await until("the emptied window closes", async () => !(await windowsNow()).some((w) => w.id === a.windowId), 5000);
+    const b = await conn.call("tabs.create", { url: "about:blank", group: "smoke-closed" });
+    const t = await tabNow(b.tabId);
+    assert(t.windowId === b.windowId && b.windowId !== a.windowId && b.windowId !== sessionWindow, `new tab in window ${t.windowId}, closed one ${a.windowId}`);
+    assert(t.active, "not the active tab of its window");
+    await userWindowsUntouched();
+    await conn.call("tabs.close", { tabId: b.tabId });
+    return `window ${a.windowId} closed with its last tab; next create opened ${b.windowId}`;
   });
 
   await step("tab-updated event for the created tab", async () => {
@@ -582,6 +635,19 @@ async function main() {
     child = ev.params.sessionId;
     assert(typeof child === "string" && child.length > 0, "child sessionId");
     return `attach ${timings.attach} ms; child session ${child.slice(0, 8)}… for ${ev.params.targetInfo.url}`;
+  });
+
+  await step("the agent's tab is visible and gets animation frames (not a background tab)", async () => {
+    const r = await conn.cdp(sessionId, "Runtime.evaluate", {
+      expression: `Promise.race([
+        new Promise((r) => requestAnimationFrame(() => r("frame, " + document.visibilityState))),
+        new Promise((r) => setTimeout(() => r("no frame in 2 s, " + document.visibilityState), 2000)),
+      ])`,
+      awaitPromise: true,
+      returnByValue: true,
+    });
+    assert(r.result?.value === "frame, visible", JSON.stringify(r.result));
+    return r.result.value;
   });
 
   await step("cdp Runtime.evaluate 1+1 → 2 (round trip timed)", async () => {
@@ -625,8 +691,10 @@ async function main() {
     return `child says "${r.result.value}", main says "${main.result.value}"`;
   });
 
-  await step("tabs.activate then Page.captureScreenshot", async () => {
+  await step("tabs.activate (the session's window is not focused) then Page.captureScreenshot", async () => {
     await conn.call("tabs.activate", { tabId });
+    const now = await userWindowsUntouched();
+    assert(!now.find((w) => w.id === sessionWindow)?.focused, "tabs.activate focused the session's window");
     const t = Date.now();
     const r = await conn.cdp(sessionId, "Page.captureScreenshot", { format: "png" }, 30_000);
     timings.screenshot = Date.now() - t;
@@ -828,6 +896,13 @@ async function main() {
     return `debugger session ${kept ? "survived" : "did not survive"} the stop; reconnected in ${(timings.reviveHolding / 1000).toFixed(1)} s; new worker detached it and named tab ${tabId} in hello`;
   });
 
+  await step("after a worker restart, the session's next tab still goes to its window (windows persisted)", async () => {
+    const r = await conn.call("tabs.create", { url: "about:blank", group: "smoke" });
+    assert(r.windowId === sessionWindow, `window ${r.windowId}, the session's ${sessionWindow}`);
+    await conn.call("tabs.close", { tabId: r.tabId });
+    return `window ${r.windowId}`;
+  });
+
   // ---- heartbeat -------------------------------------------------------------
 
   await step("heartbeat: ping every ~20 s, answered with pong", async () => {
@@ -880,7 +955,13 @@ if (failed.length) {
   console.log("--- chromium log (tail) ---");
   console.log(chromiumLogTail());
 }
-if (profile) rmSync(profile, { recursive: true, force: true });
+// Chromium's helper processes may still be writing the profile for a moment
+// after the browser process exits; a leftover temp folder must not fail the run.
+try {
+  if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+} catch (e) {
+  console.log(`could not remove ${profile}: ${e.message}`);
+}
 console.log(`timings: ${JSON.stringify(timings)}`);
 console.log(`${failed.length ? "FAIL" : "PASS"}: ${results.length - failed.length}/${results.length} checks in ${since()}`);
 process.exit(failed.length || fatal ? 1 : 0);

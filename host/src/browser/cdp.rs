@@ -314,6 +314,20 @@ impl Inner {
     }
 }
 
+/// The next event of a subscription, skipping over events lost to lag
+/// (slow subscribers lose the oldest); None once the connection is gone.
+pub async fn next_event(rx: &mut broadcast::Receiver<Arc<Event>>) -> Option<Arc<Event>> {
+    loop {
+        match rx.recv().await {
+            Ok(e) => return Some(e),
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::debug!(lost = n, "a CDP event subscriber lagged");
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
 /// One flat session (a page target) on a connection.
 #[derive(Clone)]
 pub struct Session {

@@ -19,7 +19,6 @@ pub mod routes;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{Connection, Session as CdpSession};
 use crate::error::ApiError;
@@ -107,10 +106,8 @@ impl Shared {
         let downloads = Arc::downgrade(&self.downloads);
         tokio::spawn(async move {
             loop {
-                let event = match events.recv().await {
-                    Ok(e) => e,
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => break,
+                let Some(event) = super::cdp::next_event(&mut events).await else {
+                    break;
                 };
                 if event.session_id.is_some() || !event.method.starts_with("Browser.download") {
                     continue;
@@ -206,13 +203,8 @@ fn spawn_events(cdp: &CdpSession, me: std::sync::Weak<TabDevtools>) {
     let cdp = cdp.clone();
     tokio::spawn(async move {
         loop {
-            let event = match events.recv().await {
-                Ok(e) => e,
-                Err(RecvError::Lagged(n)) => {
-                    tracing::debug!(n, "devtools capture lagged; entries lost");
-                    continue;
-                }
-                Err(RecvError::Closed) => break,
+            let Some(event) = super::cdp::next_event(&mut events).await else {
+                break;
             };
             if event.method == "Target.detachedFromTarget" && event.params["sessionId"] == cdp.id()
             {
@@ -301,10 +293,8 @@ pub async fn seed_local_storage(
         let answerer = page.clone();
         let answering = tokio::spawn(async move {
             loop {
-                let event = match events.recv().await {
-                    Ok(e) => e,
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => break,
+                let Some(event) = super::cdp::next_event(&mut events).await else {
+                    break;
                 };
                 if event.session_id.as_deref() != Some(answerer.id())
                     || event.method != "Fetch.requestPaused"

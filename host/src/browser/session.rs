@@ -508,12 +508,9 @@ impl SessionState {
         let pending = Arc::downgrade(&browser.new_pages);
         let mut events = conn.subscribe();
         tokio::spawn(async move {
-            use tokio::sync::broadcast::error::RecvError;
             loop {
-                let event = match events.recv().await {
-                    Ok(e) => e,
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => break,
+                let Some(event) = super::cdp::next_event(&mut events).await else {
+                    break;
                 };
                 let Some(pending) = pending.upgrade() else {
                     break;

@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{CdpError, Session as CdpSession};
 use super::frames::Frames;
@@ -682,10 +681,8 @@ fn spawn_watcher(
     let frame = main_frame.to_string();
     tokio::spawn(async move {
         loop {
-            let event = match events.recv().await {
-                Ok(event) => event,
-                Err(RecvError::Lagged(_)) => continue,
-                Err(RecvError::Closed) => break,
+            let Some(event) = super::cdp::next_event(&mut events).await else {
+                break;
             };
             let Some(lifecycle) = lifecycle.upgrade() else {
                 break;

@@ -1,7 +1,9 @@
-//! The JavaScript example provider (plugins/examples/js-provider): `npm ci`
-//! when its dependencies are missing or its lockfile changed, then
-//! `npm run build` (jco componentize) to `js_provider.wasm`. Skipped, with
-//! a note, where Node.js or npm is not installed.
+//! What needs Node.js: the JavaScript example provider
+//! (plugins/examples/js-provider: `npm run build`, jco componentize, to
+//! `js_provider.wasm`) and the extension's smoke test (extension/test: a
+//! mock daemon and a real headless Chromium). `npm ci` runs when a folder's
+//! dependencies are missing or its lockfile changed. Skipped, with a note,
+//! where Node.js or npm is not installed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -46,6 +48,43 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// `npm ci` in `dir` unless its installed lockfile is the current one;
+/// returns the lockfile's path.
+fn npm_ci(dir: &Path, what: &str) -> Result<PathBuf, String> {
+    let lock_path = dir.join("package-lock.json");
+    let lock = std::fs::read(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    if std::fs::read(dir.join(STAMP)).ok().as_deref() != Some(lock.as_slice()) {
+        step(&format!("installing {what} (npm ci)"));
+        npm(dir, &["ci", "--no-audit", "--no-fund"])?;
+        std::fs::write(dir.join(STAMP), &lock)
+            .map_err(|e| format!("{}: {e}", dir.join(STAMP).display()))?;
+    }
+    Ok(lock_path)
+}
+
+/// The extension's smoke test (pairing, relay protocol, tabs and windows,
+/// worker restarts) against `browser`; skipped where Node.js is absent.
+pub fn extension_smoke(browser: &Path) -> Result<(), String> {
+    let dir = root().join("extension/test");
+    if !works("node") || !works("npm") {
+        step("skipping the extension's smoke test: node and npm are not installed");
+        return Ok(());
+    }
+    npm_ci(&dir, "the extension's smoke test (ws)")?;
+    step("the extension's smoke test (mock daemon, headless Chromium)");
+    let status = Command::new("node")
+        .arg("relay-smoke.mjs")
+        .current_dir(&dir)
+        .env("CHROMIUM", browser)
+        .status()
+        .map_err(|e| format!("running the extension's smoke test: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the extension's smoke test failed ({status})"))
+    }
+}
+
 /// Builds `js_provider.wasm`; Ok without building when node or npm is absent.
 pub fn build() -> Result<(), String> {
     let dir = dir();
@@ -58,14 +97,7 @@ pub fn build() -> Result<(), String> {
         ));
         return Ok(());
     }
-    let lock_path = dir.join("package-lock.json");
-    let lock = std::fs::read(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
-    if std::fs::read(dir.join(STAMP)).ok().as_deref() != Some(lock.as_slice()) {
-        step("installing the JavaScript provider's build tools (npm ci)");
-        npm(&dir, &["ci", "--no-audit", "--no-fund"])?;
-        std::fs::write(dir.join(STAMP), &lock)
-            .map_err(|e| format!("{}: {e}", dir.join(STAMP).display()))?;
-    }
+    let lock_path = npm_ci(&dir, "the JavaScript provider's build tools")?;
     let wasm = dir.join("js_provider.wasm");
     let inputs = [
         dir.join("provider.js"),

@@ -61,7 +61,12 @@ fn test(extra: &[String]) -> Result<(), String> {
             ("WEBRIG_BROWSER", browser.as_os_str()),
             ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
         ],
-    )
+    )?;
+    // The whole suite only: a filtered run is someone narrowing in.
+    if extra.is_empty() {
+        js_plugin::extension_smoke(&browser)?;
+    }
+    Ok(())
 }
 
 fn docs() -> Result<(), String> {

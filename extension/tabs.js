@@ -376,14 +376,20 @@ export class Tabs {
       if (known.attaching) throw new RelayError("failed", `tab ${tabId} is being attached`);
       return { result: { sessionId } };
     }
+    let tab;
     try {
-      await chrome.tabs.get(tabId);
+      tab = await chrome.tabs.get(tabId);
     } catch (e) {
       throw fromChrome(e, `tab ${tabId}`);
     }
+    // The first debugger in a window makes Chrome show its "started
+    // debugging" bar there, which shrinks the page a moment later: wait for
+    // that before answering, so the daemon's first command sees the page at
+    // its lasting size.
+    const firstInWindow = ![...this.held.values()].some((e) => e.windowId === tab.windowId);
     // Events until the answer is out are held back, so the daemon learns
     // the sessionId before its first event (and the children it has).
-    const entry = { sessionId, attaching: true, buffer: [] };
+    const entry = { sessionId, attaching: true, buffer: [], windowId: tab.windowId };
     this.held.set(tabId, entry);
     try {
       await chrome.debugger.attach({ tabId }, DEBUGGER_VERSION);
@@ -402,6 +408,7 @@ export class Tabs {
       await chrome.debugger.detach({ tabId }).catch(() => {});
       throw fromChrome(e);
     }
+    if (firstInWindow) await settleSize(tabId, tab.height);
     if (this.held.get(tabId) !== entry) {
       // Detached (tab closed, user cancelled) while attaching.
       throw new RelayError("failed", `tab ${tabId} was detached while attaching`);
@@ -575,5 +582,36 @@ export class Tabs {
       });
     }
     return out;
+  }
+}
+
+/** How long a tab's page may take to change size after a debugger attaches. */
+const SETTLE_WITHIN_MS = 600;
+/** How long a new size must hold to count as the lasting one. */
+const SETTLE_HOLD_MS = 250;
+
+/**
+ * Waits until tab `tabId`'s height has changed from `before` and held for a
+ * moment, or SETTLE_WITHIN_MS passed without a change (no bar came: Chrome
+ * started with --silent-debugger-extension-api, or it was there already).
+ */
+async function settleSize(tabId, before) {
+  const start = Date.now();
+  let last = before;
+  let since = start;
+  let changed = false;
+  while (Date.now() - start < SETTLE_WITHIN_MS + SETTLE_HOLD_MS) {
+    await new Promise((r) => setTimeout(r, 25));
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) return;
+    if (tab.height !== last) {
+      last = tab.height;
+      since = Date.now();
+      changed = true;
+    } else if (changed && Date.now() - since >= SETTLE_HOLD_MS) {
+      return;
+    } else if (!changed && Date.now() - start >= SETTLE_WITHIN_MS) {
+      return;
+    }
   }
 }

@@ -18,11 +18,27 @@ both_transports!(screenshots_of_viewport_full_page_and_element, |s| {
     s.ok("goto", json!({ "url": web().url("long.html") }));
     let path = |name: &str| dir.path().join(name).display().to_string();
 
-    let out = s.ok("screenshot", json!({ "path": path("view.png") }));
-    let view = std::fs::read(path("view.png")).expect("viewport file");
-    assert_eq!(out["bytes"], view.len());
+    // The viewport's size, read on both sides of the screenshot: a window
+    // the user's browser just opened may still be growing its "started
+    // debugging" bar (it animates in), and then the screenshot is taken again.
+    let viewport =
+        || s.ok("eval", json!({ "script": "[innerWidth, innerHeight]" }))["value"].clone();
+    let (mut view, mut vp) = (Vec::new(), json!(null));
+    for _ in 0..10 {
+        let before = viewport();
+        let out = s.ok(
+            "screenshot",
+            json!({ "path": path("view.png"), "overwrite": true }),
+        );
+        view = std::fs::read(path("view.png")).expect("viewport file");
+        assert_eq!(out["bytes"], view.len());
+        vp = viewport();
+        if vp == before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let (vw, vh) = png_size(&view);
-    let vp = s.ok("eval", json!({ "script": "[innerWidth, innerHeight]" }))["value"].clone();
     assert_eq!(json!([vw, vh]), vp, "the viewport's size");
     assert_eq!(
         vw, 1280,

@@ -464,7 +464,9 @@ impl Tab {
             .await?;
         *held |= holds_objects(&reply);
         if let Some(details) = reply.get("exceptionDetails") {
-            let error = value_of(&reply).expect_err("an exception is an error");
+            let error = value_of(&reply)
+                .err()
+                .unwrap_or_else(|| ApiError::invalid("page script failed"));
             return Err(if details["exception"]["className"] == "SyntaxError" {
                 Evaluated::SyntaxError(error)
             } else {

@@ -363,6 +363,18 @@ impl Home {
 
 /// Creates `dir` (and parents) with mode 0700 if missing, and tightens it to
 /// 0700 if it exists.
+/// This process's uid (the owner of `/proc/self`), None where unknown.
+pub fn own_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map(|m| m.uid()).ok()
+}
+
+/// Whether a file or folder is this user's and no one else may write it.
+pub fn is_mine_alone(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    Some(meta.uid()) == own_uid() && meta.mode() & 0o022 == 0
+}
+
 pub fn ensure_private_dir(dir: &Path) -> anyhow::Result<()> {
     std::fs::DirBuilder::new()
         .recursive(true)

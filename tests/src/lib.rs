@@ -274,6 +274,30 @@ impl Daemon {
         resp["error"].clone()
     }
 
+    /// Waits until `session` has `n` commands in line (the running one
+    /// included): a counted command holds its place, so what is sent next
+    /// runs after it. No timing assumed.
+    pub fn wait_queued(&self, session: &str, n: usize) {
+        let start = Instant::now();
+        loop {
+            let list = self.ok("x", "sessions", json!({}));
+            let queued = list["sessions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|e| e["name"] == session)
+                .map(|e| e["queued"].clone());
+            if queued == Some(json!(n)) {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "session {session} never had {n} commands queued: {list}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Runs the CLI against this daemon.
     pub fn cli(&self, args: &[&str]) -> Output {
         self.cli_in(args, None)

@@ -30,15 +30,6 @@ pub use routes::{Route, RouteAction};
 
 pub use crate::config::Devtools as Config;
 
-/// `Network.enable`'s parameters: the browser keeps bodies up to the cap.
-pub fn network_enable() -> Value {
-    let body = BODY_BYTES.load(std::sync::atomic::Ordering::Relaxed);
-    json!({ "maxTotalBufferSize": body, "maxResourceBufferSize": body })
-}
-
-/// The configured body buffer (one daemon, one config).
-static BODY_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(8 << 20);
-
 /// One session's devtools state, shared by its tabs.
 pub struct Shared {
     pub config: Config,
@@ -51,10 +42,6 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(config: Config, downloads_dir: std::path::PathBuf) -> Arc<Shared> {
-        BODY_BYTES.store(
-            config.network_body_bytes,
-            std::sync::atomic::Ordering::Relaxed,
-        );
         Arc::new(Shared {
             config,
             routes: Mutex::new(Vec::new()),
@@ -62,6 +49,28 @@ impl Shared {
             downloads: Arc::new(Downloads::new(downloads_dir)),
             relay: Default::default(),
         })
+    }
+
+    /// `Network.enable`: the browser keeps response bodies up to the cap.
+    fn network_enable(&self) -> emulation::Call {
+        let body = self.config.network_body_bytes;
+        (
+            "Network.enable",
+            json!({ "maxTotalBufferSize": body, "maxResourceBufferSize": body }),
+        )
+    }
+
+    /// Emulation calls as a tab takes them: the Network domain enabled
+    /// first when they use it and capture has not enabled it already.
+    pub fn emulation_calls(&self, calls: Vec<emulation::Call>) -> Vec<emulation::Call> {
+        let network = calls.iter().any(|(m, _)| m.starts_with("Network."));
+        if network && !self.config.capture {
+            std::iter::once(self.network_enable())
+                .chain(calls)
+                .collect()
+        } else {
+            calls
+        }
     }
 
     pub fn set_relay(&self, relay: bool) {
@@ -139,39 +148,60 @@ pub struct TabDevtools {
 }
 
 impl TabDevtools {
-    /// Enables what the tab needs (capture domains, routes, emulation) and
-    /// starts its event task. Calls run concurrently with the tab's own
-    /// setup, so attaching costs no extra round trips in sequence.
-    pub async fn attach(
-        tab: &str,
-        cdp: &CdpSession,
-        shared: Arc<Shared>,
-    ) -> Result<Arc<TabDevtools>, ApiError> {
-        let me = Arc::new(TabDevtools {
+    /// A tab's devtools; its events come from the tab's watcher
+    /// ([`TabDevtools::on_event`]), its setup from [`TabDevtools::enable`].
+    pub fn new(tab: &str, shared: Arc<Shared>) -> Arc<TabDevtools> {
+        Arc::new(TabDevtools {
             rings: Mutex::new(Rings::new(tab, shared.caps())),
             actions: Mutex::new(Default::default()),
             shared,
-        });
-        spawn_events(cdp, Arc::downgrade(&me));
+        })
+    }
+
+    /// Enables what the tab needs: capture domains, routes, emulation. The
+    /// calls run concurrently with the tab's own setup, so attaching costs
+    /// no extra round trips in sequence.
+    pub async fn enable(&self, cdp: &CdpSession) -> Result<(), ApiError> {
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
-        if me.shared.config.capture {
+        if self.shared.config.capture {
             calls.push(("Runtime.enable", json!({})));
             calls.push(("Log.enable", json!({})));
-            calls.push(("Network.enable", network_enable()));
+            calls.push(self.shared.network_enable());
         }
-        if let Some(params) = routes::fetch_patterns(&me.shared.routes()) {
+        if let Some(params) = routes::fetch_patterns(&self.shared.routes()) {
             calls.push(("Fetch.enable", params));
         }
-        let emulation = me.shared.emulation();
+        let emulation = self.shared.emulation();
         if !emulation.is_default() {
-            calls.extend(emulation.calls());
+            calls.extend(self.shared.emulation_calls(emulation.calls()));
         }
         let replies =
             futures_util::future::join_all(calls.into_iter().map(|(m, p)| cdp.call(m, p))).await;
         for r in replies {
             r?;
         }
-        Ok(me)
+        Ok(())
+    }
+
+    /// Takes one event of the tab's own session: into the rings, or (a
+    /// paused request) answered per the session's routes.
+    pub fn on_event(&self, cdp: &CdpSession, method: &str, params: &Value) {
+        if method != "Fetch.requestPaused" {
+            self.rings().apply(method, params);
+            return;
+        }
+        let id = params["requestId"].as_str().unwrap_or_default().to_string();
+        let url = params["request"]["url"].as_str().unwrap_or_default();
+        let (method, params) = {
+            let mut routes = self.shared.routes.lock().unwrap_or_else(|e| e.into_inner());
+            routes::answer(&mut routes, &id, url)
+        };
+        let cdp = cdp.clone();
+        tokio::spawn(async move {
+            if let Err(e) = cdp.call(method, params).await {
+                tracing::debug!(error = %e, "answering a routed request");
+            }
+        });
     }
 
     pub fn rings(&self) -> std::sync::MutexGuard<'_, Rings> {
@@ -195,44 +225,6 @@ impl TabDevtools {
             .cloned()
             .collect()
     }
-}
-
-/// The tab's event task: rings, and answers to paused (routed) requests.
-fn spawn_events(cdp: &CdpSession, me: std::sync::Weak<TabDevtools>) {
-    let mut events = cdp.connection().subscribe();
-    let cdp = cdp.clone();
-    tokio::spawn(async move {
-        loop {
-            let Some(event) = super::cdp::next_event(&mut events).await else {
-                break;
-            };
-            if event.method == "Target.detachedFromTarget" && event.params["sessionId"] == cdp.id()
-            {
-                break;
-            }
-            if event.session_id.as_deref() != Some(cdp.id()) {
-                continue;
-            }
-            let Some(me) = me.upgrade() else { break };
-            if event.method == "Fetch.requestPaused" {
-                let p = &event.params;
-                let id = p["requestId"].as_str().unwrap_or_default().to_string();
-                let url = p["request"]["url"].as_str().unwrap_or_default();
-                let (method, params) = {
-                    let mut routes = me.shared.routes.lock().unwrap_or_else(|e| e.into_inner());
-                    routes::answer(&mut routes, &id, url)
-                };
-                let cdp = cdp.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = cdp.call(method, params).await {
-                        tracing::debug!(error = %e, "answering a routed request");
-                    }
-                });
-                continue;
-            }
-            me.rings().apply(&event.method, &event.params);
-        }
-    });
 }
 
 /// A request as shown without `--reveal`: secrets in its URL, headers and

@@ -99,13 +99,17 @@ impl Tab {
         let detached = Arc::new(AtomicBool::new(false));
         let children = Arc::new(Mutex::new(HashMap::new()));
         let (dialog_tx, dialog) = tokio::sync::watch::channel(None);
+        let devtools = super::devtools::TabDevtools::new(&id, shared);
         spawn_watcher(
             &cdp,
             &target_id,
-            Arc::downgrade(&lifecycle),
-            detached.clone(),
-            children.clone(),
-            dialog_tx,
+            Watched {
+                lifecycle: Arc::downgrade(&lifecycle),
+                detached: detached.clone(),
+                children: children.clone(),
+                dialog: dialog_tx,
+                devtools: Arc::downgrade(&devtools),
+            },
         );
         let metrics = async {
             match viewport {
@@ -129,18 +133,18 @@ impl Tab {
                 "filter": [{ "type": "iframe", "exclude": false }],
             }),
         );
-        let (page, events, metrics, attach, devtools) = tokio::join!(
+        let (page, events, metrics, attach, enabled) = tokio::join!(
             cdp.call("Page.enable", json!({})),
             cdp.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
             metrics,
             auto_attach,
-            super::devtools::TabDevtools::attach(&id, &cdp, shared),
+            devtools.enable(&cdp),
         );
         page?;
         events?;
         metrics?;
         attach?;
-        let devtools = devtools?;
+        enabled?;
         Ok(Tab {
             inner: Arc::new(TabInner {
                 id,
@@ -669,15 +673,27 @@ impl From<CdpError> for ApiError {
     }
 }
 
-/// Follows the main frame's lifecycle events for as long as the tab lives.
-fn spawn_watcher(
-    cdp: &CdpSession,
-    main_frame: &str,
+/// What a tab's watcher keeps up to date.
+struct Watched {
     lifecycle: std::sync::Weak<Mutex<Lifecycle>>,
     detached: Arc<AtomicBool>,
     children: Arc<Mutex<HashMap<String, String>>>,
     dialog: tokio::sync::watch::Sender<Option<Dialog>>,
-) {
+    devtools: std::sync::Weak<super::devtools::TabDevtools>,
+}
+
+/// Follows the tab's events for as long as it lives: the main frame's
+/// lifecycle, dialogs, child frames, and (one subscription for all) what
+/// its devtools record.
+fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
+    let Watched {
+        lifecycle,
+        detached,
+        children,
+        dialog,
+        devtools,
+    } = watched;
+    let cdp = cdp.clone();
     let mut events = cdp.connection().subscribe();
     let session = cdp.id().to_string();
     let frame = main_frame.to_string();
@@ -728,7 +744,13 @@ fn spawn_watcher(
                         }
                         continue;
                     }
-                    _ => {}
+                    "Page.lifecycleEvent" => {}
+                    method => {
+                        if let Some(devtools) = devtools.upgrade() {
+                            devtools.on_event(&cdp, method, p);
+                        }
+                        continue;
+                    }
                 }
             }
             if event.session_id.as_deref() != Some(&session)

@@ -158,9 +158,9 @@ fn check_owner(socket: &Path) -> Result<(), PostError> {
     let Ok(meta) = std::fs::symlink_metadata(socket) else {
         return Ok(()); // nothing there: connecting fails as refused
     };
-    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let me = crate::config::own_uid();
     let dir = socket.parent().and_then(|d| std::fs::metadata(d).ok());
-    if let Some(dir) = dir.filter(|d| Some(d.uid()) != me || d.mode() & 0o022 != 0) {
+    if let Some(dir) = dir.filter(|d| !crate::config::is_mine_alone(d)) {
         return Err(PostError::Other(anyhow::anyhow!(
             "{} is not yours alone (uid {}, mode {:o}); refusing to send the token",
             socket.parent().unwrap_or(socket).display(),

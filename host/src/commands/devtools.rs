@@ -537,20 +537,20 @@ impl Command for HarStop {
                     .with_hint("start with webrig har start"),
             );
         }
-        let title = tab.eval("document.title").await.ok();
-        let url = tab.eval("location.href").await.ok();
+        let page = crate::browser::nav::current(&tab).await.ok();
         let mut entries = tab.devtools().rings().har_stop().unwrap_or_default();
         if !self.reveal {
             entries.iter_mut().for_each(devtools::redact_request);
         }
+        let (url, title) = page.map(|p| (p.url, p.title)).unwrap_or_default();
         let page = har::Page {
             id: tab.id().to_string(),
-            title: title
-                .and_then(|t| t.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            url: url
-                .and_then(|u| u.as_str().map(redact_unless(self.reveal)))
-                .unwrap_or_default(),
+            title,
+            url: if self.reveal {
+                url
+            } else {
+                devtools::redact::url(&url)
+            },
             started: entries
                 .first()
                 .map(|e| e.started)
@@ -574,16 +574,6 @@ impl Command for HarStop {
             out.entries,
             out.bytes
         )
-    }
-}
-
-fn redact_unless(reveal: bool) -> impl Fn(&str) -> String {
-    move |u| {
-        if reveal {
-            u.to_string()
-        } else {
-            devtools::redact::url(u)
-        }
     }
 }
 

@@ -74,14 +74,14 @@ async fn apply(cx: &mut Cx, setting: Setting) -> Result<EmulationOut, ApiError> 
             )
             .await;
     }
-    let calls = next.calls_for(&setting);
+    let calls = shared.emulation_calls(next.calls_for(&setting));
     for (i, tab) in tabs.iter().enumerate() {
         for (method, params) in &calls {
             match tab.cdp().call(method, params.clone()).await {
                 Ok(_) => {}
                 Err(CdpError::Protocol { message, .. }) if i == 0 => {
                     // Put back what this tab had for the same setting.
-                    for (m, p) in shared.emulation().calls_for(&setting) {
+                    for (m, p) in shared.emulation_calls(shared.emulation().calls_for(&setting)) {
                         let _ = tab.cdp().call(m, p).await;
                     }
                     return Err(ApiError::invalid(format!(

@@ -40,41 +40,30 @@ pub struct TabHealth {
 
 const RECENT: usize = 3;
 
+/// The newest `RECENT` of `items` (oldest first), shown masked.
+fn recent<'a, T: Clone + 'a>(
+    items: impl DoubleEndedIterator<Item = &'a T>,
+    redact: fn(&mut T),
+) -> Vec<T> {
+    let mut newest: Vec<T> = items.rev().take(RECENT).cloned().collect();
+    newest.reverse();
+    newest.iter_mut().for_each(redact);
+    newest
+}
+
 fn health(tab: &Tab) -> TabHealth {
     let d = tab.devtools();
     let rings = d.rings();
-    let newest = |n: usize| n.saturating_sub(RECENT);
-    let console: Vec<ConsoleEntry> = rings
-        .console
-        .iter()
-        .filter(|e| e.level == "error")
-        .cloned()
-        .collect();
-    let failed: Vec<Request> = rings
-        .network
-        .iter()
-        .filter(|r| is_failed(r))
-        .cloned()
-        .collect();
-    let mut recent_console_errors = console[newest(console.len())..].to_vec();
-    recent_console_errors
-        .iter_mut()
-        .for_each(devtools::redact_console);
-    let errors: Vec<PageError> = rings.errors.iter().cloned().collect();
-    let mut recent_errors = errors[newest(errors.len())..].to_vec();
-    recent_errors.iter_mut().for_each(devtools::redact_error);
-    let mut recent_failed_requests = failed[newest(failed.len())..].to_vec();
-    recent_failed_requests
-        .iter_mut()
-        .for_each(devtools::redact_request);
+    let console_errors = || rings.console.iter().filter(|e| e.level == "error");
+    let failed = || rings.network.iter().filter(|r| is_failed(r));
     TabHealth {
         id: tab.id().to_string(),
-        console_errors: console.len(),
-        recent_console_errors,
-        errors: errors.len(),
-        recent_errors,
-        failed_requests: failed.len(),
-        recent_failed_requests,
+        console_errors: console_errors().count(),
+        recent_console_errors: recent(console_errors(), devtools::redact_console),
+        errors: rings.errors.len(),
+        recent_errors: recent(rings.errors.iter(), devtools::redact_error),
+        failed_requests: failed().count(),
+        recent_failed_requests: recent(failed(), devtools::redact_request),
         pending_requests: rings.network.iter().filter(|r| r.pending).count(),
         last_actions: d.actions(),
         recording_har: rings.har_from.is_some(),

@@ -104,8 +104,7 @@ fn human_cookies(out: &CookiesOut) -> String {
 
 /// The page's URL, for cookie calls that default to it.
 async fn page_url(tab: &Tab) -> Result<String, ApiError> {
-    let url = tab.eval("location.href").await?;
-    let url = url.as_str().unwrap_or_default().to_string();
+    let url = crate::browser::nav::current(tab).await?.url;
     if !url.starts_with("http://") && !url.starts_with("https://") {
         return Err(
             ApiError::invalid(format!("the page ({url}) has no cookies of its own"))
@@ -623,8 +622,7 @@ pub fn read_state(path: &std::path::Path) -> Result<StateFile, ApiError> {
     if !meta.is_file() {
         return Err(bad("not a regular file (a symlink or a folder)".into()));
     }
-    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
-    if Some(meta.uid()) != me {
+    if Some(meta.uid()) != crate::config::own_uid() {
         return Err(bad(format!(
             "owned by uid {}, not you: a state file carries logins",
             meta.uid()

@@ -448,17 +448,12 @@ fn a_snapshot_right_after_a_click_shows_what_the_click_rendered() {
 both_transports!(a_drag_inside_a_cross_site_frame_lands_there, |s| {
     s.ok("goto", json!({ "url": web().url("snap/drag-frame.html") }));
     // The cross-site frame loads on its own: wait until its card shows.
-    let mut text = String::new();
-    for _ in 0..100 {
-        text = s.ok("snapshot", json!({}))["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if text.contains("button \"Card\"") && text.contains("button \"Done lane\"") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let shows = |v: &serde_json::Value| {
+        let t = v["text"].as_str().unwrap_or_default();
+        t.contains("button \"Card\"") && t.contains("button \"Done lane\"")
+    };
+    let snap = s.until("snapshot", json!({}), shows);
+    let text = snap["text"].as_str().unwrap_or_default().to_string();
     let ref_of = |needle: &str| {
         text.lines()
             .find(|l| l.contains(needle))

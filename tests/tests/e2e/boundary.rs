@@ -250,9 +250,9 @@ fn a_full_queue_answers_busy_and_close_still_gets_through() {
     let s = "queue";
     d.ok(s, "goto", json!({ "url": web().url("nav/a.html") }));
     let first = hold(d, s, 3000);
-    std::thread::sleep(Duration::from_millis(150));
+    d.wait_queued(s, 1);
     let waiting: Vec<_> = (0..2).map(|_| hold(d, s, 10)).collect();
-    std::thread::sleep(Duration::from_millis(150));
+    d.wait_queued(s, 3);
     let resp = d.cmd(s, "title", json!({}));
     assert_eq!(resp["error"]["code"], "busy", "{resp}");
     // close is reserved: it does not queue behind the 3 s command.
@@ -376,7 +376,7 @@ fn tabs_of_one_session_run_in_parallel_and_each_keeps_its_order() {
             )
         })
     };
-    std::thread::sleep(Duration::from_millis(150));
+    d.wait_queued(s, 1);
     let start = Instant::now();
     let other = d.request(json!({ "session": s, "tab": second, "command": "title" }));
     assert_eq!(other["result"]["title"], "Page B", "{other}");

@@ -414,7 +414,9 @@ fn a_download_lands_complete_owner_only_and_never_overwrites() {
     }));
     assert_eq!(r["error"]["code"], "timeout", "{r}");
     let message = r["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("no download within 1."), "{r}");
+    // How long it waited is what was left of the 1.5 s deadline after the
+    // click itself (less on a loaded machine): only the reason is checked.
+    assert!(message.contains("no download within"), "{r}");
 }
 
 #[test]

@@ -131,17 +131,12 @@ fn a_paired_extension_carries_the_session_into_the_users_browser() {
 fn cross_origin_frames_are_stitched_in_through_the_relay() {
     let s = crate::relay_session("relay-frames");
     s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
-    let mut text = String::new();
-    for _ in 0..100 {
-        text = s.ok("snapshot", json!({}))["text"]
+    let snap = s.until("snapshot", json!({}), |v| {
+        v["text"]
             .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if text.matches("button \"Press me\"").count() == 2 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+            .is_some_and(|t| t.matches("button \"Press me\"").count() == 2)
+    });
+    let text = snap["text"].as_str().unwrap_or_default().to_string();
     // Both frames, the cross-site one through its own child session.
     assert!(
         text.contains("iframe \"cross\"") && text.contains("@f2"),

@@ -107,7 +107,7 @@ fn two_sessions_run_at_once_with_their_own_browsers() {
             json!({ "script": "new Promise(r => setTimeout(() => r('slow'), 1500))" }),
         )
     });
-    std::thread::sleep(Duration::from_millis(100));
+    daemon().wait_queued("parallel-a", 1);
     let start = Instant::now();
     let who = b.ok("eval", json!({ "script": "localStorage.getItem('who')" }));
     let b_took = start.elapsed();
@@ -150,11 +150,11 @@ fn one_sessions_commands_run_in_arrival_order() {
         "new Promise(r => { window.gate = new BroadcastChannel('gate'); window.gate.onmessage = r; })"
             .into(),
     );
-    wait_until_queued(&s.name, 1);
+    daemon().wait_queued(&s.name, 1);
     let workers: Vec<_> = (0..8)
         .map(|i| {
             let worker = in_tab(format!("window.seen.push({i}); {i}"));
-            wait_until_queued(&s.name, i + 2);
+            daemon().wait_queued(&s.name, i + 2);
             worker
         })
         .collect();
@@ -177,28 +177,6 @@ fn one_sessions_commands_run_in_arrival_order() {
         json!([0, 1, 2, 3, 4, 5, 6, 7]),
         "{seen}"
     );
-}
-
-/// Waits until `sessions` counts `n` commands of `session` as queued.
-fn wait_until_queued(session: &str, n: usize) {
-    let start = Instant::now();
-    loop {
-        let list = daemon().ok("x", "sessions", json!({}));
-        let queued = list["sessions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|e| e["name"] == session)
-            .map(|e| e["queued"].clone());
-        if queued == Some(json!(n)) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "session {session} never had {n} commands queued: {list}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]

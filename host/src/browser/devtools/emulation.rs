@@ -323,21 +323,14 @@ impl Emulation {
                 {
                     headers.insert("Accept-Language".into(), json!(l));
                 }
-                let mut calls = Vec::new();
-                if self.offline || !headers.is_empty() {
-                    calls.push(("Network.enable", super::network_enable()));
-                }
-                calls.push((
-                    "Network.emulateNetworkConditions",
-                    json!({ "offline": self.offline, "latency": 0,
-                            "downloadThroughput": -1, "uploadThroughput": -1 }),
-                ));
-                calls.push(("Network.setExtraHTTPHeaders", json!({ "headers": headers })));
-                if !self.offline && headers.is_empty() {
-                    // Defaults: only worth sending to undo an earlier setting.
-                    calls.retain(|(m, _)| *m != "Network.enable");
-                }
-                calls
+                vec![
+                    (
+                        "Network.emulateNetworkConditions",
+                        json!({ "offline": self.offline, "latency": 0,
+                                "downloadThroughput": -1, "uploadThroughput": -1 }),
+                    ),
+                    ("Network.setExtraHTTPHeaders", json!({ "headers": headers })),
+                ]
             }
             Group::Media => match &self.media {
                 Some(m) => vec![(

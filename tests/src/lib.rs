@@ -4,6 +4,7 @@
 
 pub mod bench;
 mod fixture;
+pub mod other_user;
 pub mod user_browser;
 
 use std::net::TcpListener;

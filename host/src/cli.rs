@@ -17,30 +17,43 @@ use crate::config::{self, Home};
 #[derive(Debug, Clone, clap::Args)]
 pub struct Globals {
     /// Session to act in.
-    #[arg(long, global = true, env = "WEBRIG_SESSION", default_value = "default")]
+    #[arg(
+        long = "session",
+        id = "global_session",
+        value_name = "NAME",
+        global = true,
+        env = "WEBRIG_SESSION",
+        default_value = "default"
+    )]
     pub session: String,
     /// Tab to act on (default: the session's active tab).
-    #[arg(long, global = true)]
+    #[arg(long = "tab", id = "global_tab", value_name = "TAB", global = true)]
     pub tab: Option<String>,
     /// Deadline for the whole command in ms (1-120000, default 30000).
     #[arg(long, global = true)]
     pub timeout_ms: Option<u64>,
     /// Print the API envelope as JSON.
-    #[arg(long, global = true)]
+    #[arg(long = "json", id = "global_json", global = true)]
     pub json: bool,
     /// Daemon port (default 9377).
-    #[arg(long, global = true)]
+    #[arg(long = "port", id = "global_port", value_name = "PORT", global = true)]
     pub port: Option<u16>,
     /// Request id to send (echoed back).
-    #[arg(long, global = true, hide = true)]
+    #[arg(long = "id", id = "global_id", value_name = "ID", global = true, hide = true)]
     pub id: Option<String>,
     /// Who is calling: tabs are leased to one client at a time.
-    #[arg(long, global = true, env = "WEBRIG_CLIENT")]
+    #[arg(long = "client", id = "global_client", value_name = "CLIENT", global = true, env = "WEBRIG_CLIENT")]
     pub client: Option<String>,
     /// Wait for a tab leased to another client instead of answering busy.
-    #[arg(long, global = true)]
+    #[arg(long = "wait-lease", id = "global_wait_lease", global = true)]
     pub wait_lease: bool,
 }
+
+// Globals have ids of their own (`global_*`): clap carries a global's value
+// between a command and the root by id, so a command field of the same name
+// (`route --json TEXT`, `tab close ID`) once landed in a global of another
+// type and the CLI panicked. Only `timeout_ms` keeps its name: `run
+// workflow --timeout-ms` is the same deadline, of the same type.
 
 /// Global options that take a value (kept in sync with [`Globals`]; a test
 /// checks it).
@@ -475,6 +488,114 @@ mod tests {
         let mut listed: Vec<String> = VALUE_FLAGS.iter().map(|s| s.to_string()).collect();
         listed.sort();
         assert_eq!(takes_value, listed);
+    }
+
+    /// Every command's own arguments, walking nested command groups.
+    fn command_args(cmd: &clap::Command, path: &str, out: &mut Vec<(String, clap::Arg)>) {
+        for sub in cmd.get_subcommands() {
+            let here = format!("{path} {}", sub.get_name());
+            out.extend(sub.get_arguments().map(|a| (here.clone(), a.clone())));
+            command_args(sub, &here, out);
+        }
+    }
+
+    #[test]
+    fn no_command_field_collides_with_a_global_flag() {
+        // `route --json BODY` once shared the id of the global `--json`
+        // (a bool) and the CLI panicked reading it.
+        let globals = <Globals as clap::Args>::augment_args(clap::Command::new("x"));
+        let taken: Vec<(String, Option<String>)> = globals
+            .get_arguments()
+            .map(|a| (a.get_id().to_string(), a.get_long().map(str::to_string)))
+            .collect();
+        let mut args = Vec::new();
+        command_args(&build(), "webrig", &mut args);
+        assert!(args.len() > 100, "walked the tree: {}", args.len());
+        // `run workflow --timeout-ms` is the request's deadline too (same
+        // type, same meaning): shadowing the global is intended.
+        let intended = |cmd: &str, id: &str| cmd == "webrig run workflow" && id == "timeout_ms";
+        let clashes: Vec<String> = args
+            .iter()
+            .filter(|(_, a)| !a.is_global_set())
+            .filter(|(cmd, a)| !intended(cmd, a.get_id().as_str()))
+            .filter(|(_, a)| {
+                taken.iter().any(|(id, long)| {
+                    a.get_id() == id.as_str()
+                        || (a.get_long().is_some() && a.get_long() == long.as_deref())
+                })
+            })
+            .map(|(cmd, a)| format!("{cmd}: {}", a.get_id()))
+            .collect();
+        assert!(clashes.is_empty(), "fields that clash with a global flag: {clashes:?}");
+    }
+
+    /// Splits one shell command line (quotes, backslashes) into words.
+    fn shell_words(line: &str) -> Vec<String> {
+        let (mut words, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (None, '\'' | '"') => (quote, any) = (Some(c), true),
+                (Some(q), c) if c == q => quote = None,
+                (None | Some('"'), '\\') => word.extend(chars.next()),
+                (None, c) if c.is_whitespace() => {
+                    if any || !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                (None, '#') if word.is_empty() && !any => break,
+                (_, c) => word.push(c),
+            }
+        }
+        if any || !word.is_empty() {
+            words.push(word);
+        }
+        words
+    }
+
+    #[test]
+    fn every_readme_example_parses_into_its_api_args() {
+        let readme = include_str!("../../README.md");
+        let mut lines = Vec::new();
+        let mut in_sh = false;
+        let mut pending = String::new();
+        for line in readme.lines() {
+            if line.starts_with("```") {
+                in_sh = line.trim() == "```sh";
+                continue;
+            }
+            if !in_sh || line.trim_start().starts_with('#') {
+                continue;
+            }
+            match line.strip_suffix('\\') {
+                Some(head) => pending.push_str(head),
+                None => lines.push(std::mem::take(&mut pending) + line),
+            }
+        }
+        let mut checked = 0;
+        for line in &lines {
+            let words = shell_words(line);
+            for command in words.split(|w| w == "&&" || w == "|" || w == ";") {
+                if command.first().map(String::as_str) != Some("webrig") {
+                    continue;
+                }
+                let parsed = build()
+                    .try_get_matches_from(command)
+                    .unwrap_or_else(|e| panic!("README: {line}\n{e}"));
+                if let Some((entry, sub)) = resolve(&parsed) {
+                    // A clap id clash panics here (the test fails with it).
+                    if let Err(e) = entry.parse(sub) {
+                        panic!("README: {line}\n{e}");
+                    }
+                    // The global flags read back too.
+                    let _ = <Globals as clap::FromArgMatches>::from_arg_matches(&parsed)
+                        .unwrap_or_else(|e| panic!("README: {line}\n{e}"));
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 40, "found the README's examples: {checked}");
     }
 
     #[test]

@@ -5,10 +5,12 @@
 //! not know about HTTP or browsers.
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+
+pub mod trust;
 
 pub const DEFAULT_PORT: u16 = 9377;
 
@@ -49,6 +51,10 @@ pub struct Limits {
     pub header_timeout_ms: u64,
     /// A connection with no request running is closed after this, ms.
     pub idle_timeout_ms: u64,
+    /// Time a client has to send a whole request body once its header is
+    /// in, ms; a connection still receiving one may also be closed to make
+    /// room for a newcomer (a promised body that never comes holds nothing).
+    pub body_timeout_ms: u64,
     /// What one session's browser is expected to cost, MiB: the default
     /// `sessions` is what the machine's memory holds at this price.
     pub session_memory_mib: u64,
@@ -108,6 +114,7 @@ impl Default for Limits {
             connections: default_connections(),
             header_timeout_ms: 5_000,
             idle_timeout_ms: 30_000,
+            body_timeout_ms: 10_000,
             session_memory_mib: SESSION_MEMORY_MIB,
             min_free_memory_mib: 512,
             devtools: Devtools::default(),
@@ -193,15 +200,18 @@ impl Access {
 pub type PluginSettings =
     std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
 
+/// The most `config.toml` may hold.
+const CONFIG_BYTES: u64 = 1 << 20;
+
 fn read_config(home: &Home) -> anyhow::Result<(PathBuf, ConfigFile)> {
     let path = home.root().join("config.toml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok((path, ConfigFile::default()));
-        }
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    // Read only a file of ours that no one else may write: it names
+    // executables, plugin hosts and limits.
+    let Some(bytes) = trust::read_owned(&path, false, CONFIG_BYTES)? else {
+        return Ok((path, ConfigFile::default()));
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", path.display()))?;
     let file: ConfigFile = toml::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
     Ok((path, file))
@@ -235,6 +245,7 @@ impl Limits {
             ("limits.connections", l.connections as u64),
             ("limits.header_timeout_ms", l.header_timeout_ms),
             ("limits.idle_timeout_ms", l.idle_timeout_ms),
+            ("limits.body_timeout_ms", l.body_timeout_ms),
             ("limits.session_memory_mib", l.session_memory_mib),
             (
                 "devtools.console_entries",
@@ -307,8 +318,26 @@ impl Home {
         self.root.join("artifacts")
     }
 
-    /// Creates the root (and `sub`) with mode 0700 if missing, and tightens an
-    /// existing root to 0700.
+    /// Checks, before anything in it is read, that the home is this user's
+    /// alone (creating it 0700 when missing), and so are the token, the
+    /// config and the plugin and macro folders in it. The daemon calls this
+    /// before it starts, the CLI before it starts a daemon or sends a token.
+    pub fn adopt(&self) -> anyhow::Result<()> {
+        trust::adopt_dir(&self.root)?;
+        trust::read_owned(&self.token_path(), true, TOKEN_BYTES)?;
+        trust::read_owned(&self.root.join("config.toml"), false, CONFIG_BYTES)?;
+        trust::check_dir(&self.plugins_dir())?;
+        trust::check_dir(&self.macros_dir())?;
+        Ok(())
+    }
+
+    /// The user's macro packs (`*.rhai`).
+    pub fn macros_dir(&self) -> PathBuf {
+        self.root.join("macros")
+    }
+
+    /// Creates the root (and `sub`) with mode 0700 if missing; an existing
+    /// one must be this user's alone (see [`trust::adopt_dir`]).
     pub fn ensure_dir(&self, sub: Option<&str>) -> anyhow::Result<PathBuf> {
         let dir = match sub {
             Some(sub) => self.root.join(sub),
@@ -328,16 +357,19 @@ impl Home {
         self.root.join("cache").join("components")
     }
 
-    /// The daemon token, if one was ever created.
-    pub fn read_token(&self) -> Option<String> {
-        let raw = std::fs::read_to_string(self.token_path()).ok()?;
-        let token = raw.trim().to_string();
-        (!token.is_empty()).then_some(token)
+    /// The daemon token, if one was ever created: read only from a file of
+    /// ours that no one else may read or write.
+    pub fn read_token(&self) -> anyhow::Result<Option<String>> {
+        let Some(raw) = trust::read_owned(&self.token_path(), true, TOKEN_BYTES)? else {
+            return Ok(None);
+        };
+        let token = String::from_utf8_lossy(&raw).trim().to_string();
+        Ok((!token.is_empty()).then_some(token))
     }
 
     /// Returns the existing token or creates one (32 random bytes, hex).
     pub fn ensure_token(&self) -> anyhow::Result<String> {
-        if let Some(token) = self.read_token() {
+        if let Some(token) = self.read_token()? {
             return Ok(token);
         }
         self.ensure_dir(None)?;
@@ -355,14 +387,15 @@ impl Home {
         match tmp.persist_noclobber(&path) {
             Ok(_) => Ok(token),
             Err(_) => self
-                .read_token()
+                .read_token()?
                 .with_context(|| format!("reading {}", path.display())),
         }
     }
 }
 
-/// Creates `dir` (and parents) with mode 0700 if missing, and tightens it to
-/// 0700 if it exists.
+/// The most a token file may hold.
+const TOKEN_BYTES: u64 = 4096;
+
 /// This process's uid (the owner of `/proc/self`), None where unknown.
 pub fn own_uid() -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
@@ -375,15 +408,10 @@ pub fn is_mine_alone(meta: &std::fs::Metadata) -> bool {
     Some(meta.uid()) == own_uid() && meta.mode() & 0o022 == 0
 }
 
+/// Creates `dir` (and parents) with mode 0700 if missing; an existing one
+/// must be this user's alone, and is tightened to 0700 only then.
 pub fn ensure_private_dir(dir: &Path) -> anyhow::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-        .with_context(|| format!("setting 0700 on {}", dir.display()))?;
-    Ok(())
+    Ok(trust::adopt_dir(dir)?)
 }
 
 /// A fresh directory named `prefix…` in `parent` (or the system's temp

@@ -208,7 +208,7 @@ impl State {
     /// The macro engine: first-party packs and the user's in `<config>/macros`.
     pub fn macros(&self) -> &crate::macros::Macros {
         self.macros
-            .get_or_init(|| crate::macros::Macros::new(self.home.root().join("macros")))
+            .get_or_init(|| crate::macros::Macros::new(self.home.macros_dir()))
     }
 
     pub fn limits(&self) -> &Limits {
@@ -358,7 +358,9 @@ impl State {
                     tracing::info!(session = %name, error = %e, "its browser is gone; forgetting it");
                     self.remove_session(&name);
                     self.bindings.set(&name, None);
-                    if let Some(dir) = binding.temp_profile.filter(|_| binding.owned) {
+                    if let Some(dir) = binding.temp_profile.filter(|_| binding.owned)
+                        && crate::config::trust::check_dir(&dir).is_ok()
+                    {
                         let _ = std::fs::remove_dir_all(dir);
                     }
                 }
@@ -411,7 +413,9 @@ pub struct ServeOptions {
 
 /// Runs the daemon until `daemon stop`, SIGTERM/SIGINT, or the watched pid exits.
 pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
-    home.ensure_dir(None)?;
+    // Before anything in it is read: a home (token, config) another user
+    // made is never adopted, and never chmodded.
+    home.adopt()?;
     let limits = Limits::load(&home)?;
     let token = home.ensure_token()?;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, opts.port));
@@ -472,6 +476,8 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
         max_connections: state.limits().connections,
         header_timeout: Duration::from_millis(state.limits().header_timeout_ms),
         idle_timeout: Duration::from_millis(state.limits().idle_timeout_ms),
+        body_timeout: Duration::from_millis(state.limits().body_timeout_ms),
+        body_bytes: state.limits().body_bytes as u64,
     };
     let router = app(state.clone());
     let stop = state.shutdown.subscribe();

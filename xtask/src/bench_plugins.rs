@@ -36,7 +36,11 @@ pub fn run() -> Result<(), String> {
     let manifest =
         std::fs::read_to_string(setup::root().join("plugins/examples/hello-provider/plugin.toml"))
             .map_err(|e| e.to_string())?;
-    let stage = std::env::temp_dir().join(format!("webrig-bench-plugins-{}", std::process::id()));
+    let scratch = tempfile::Builder::new()
+        .prefix("webrig-bench-plugins-")
+        .tempdir()
+        .map_err(|e| format!("creating a private folder: {e}"))?;
+    let stage = scratch.path();
     for i in 0..10 {
         let dir = stage.join(format!("hello-{i}"));
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -45,7 +49,7 @@ pub fn run() -> Result<(), String> {
         std::fs::copy(&hello, dir.join("hello_provider.wasm")).map_err(|e| e.to_string())?;
         rig.run_ok(&["plugin", "install", &dir.display().to_string(), "--grant"])?;
     }
-    let _ = std::fs::remove_dir_all(&stage);
+    drop(scratch);
     let mut with_plugins = Vec::new();
     let mut bare = Vec::new();
     for _ in 0..7 {

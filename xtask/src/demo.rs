@@ -10,8 +10,11 @@ pub fn run() -> Result<(), String> {
     setup::step("building webrig and the fixture web server");
     setup::build_bins(false)?;
     let rig = Rig::start("debug")?;
-    let shot_dir = std::env::temp_dir().join(format!("webrig-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&shot_dir).map_err(|e| e.to_string())?;
+    let shot_dir = tempfile::Builder::new()
+        .prefix("webrig-demo-")
+        .tempdir()
+        .map_err(|e| format!("creating a private folder: {e}"))?
+        .keep();
     let shot = shot_dir.join("home.png");
     let shot_arg = shot.display().to_string();
     let home = rig.url("index.html");

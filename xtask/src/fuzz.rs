@@ -38,8 +38,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 fn fuzz_one(target: &str, seconds: u64) -> Result<(), String> {
     // A scratch copy of the committed seeds, so a run does not grow the repo.
-    let corpus = std::env::temp_dir().join(format!("webrig-fuzz-{target}-{}", std::process::id()));
-    std::fs::create_dir_all(&corpus).map_err(|e| e.to_string())?;
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("webrig-fuzz-{target}-"))
+        .tempdir()
+        .map_err(|e| format!("creating a private folder: {e}"))?;
+    let corpus = scratch.path();
     let seeds = setup::root().join(format!("host/fuzz/corpus/{target}"));
     for seed in std::fs::read_dir(&seeds)
         .map_err(|e| format!("{}: {e}", seeds.display()))?
@@ -53,7 +56,7 @@ fn fuzz_one(target: &str, seconds: u64) -> Result<(), String> {
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO_TARGET_DIR", setup::target_dir().join("fuzz"))
         .args(["fuzz", "run", target, "-s", "none"])
-        .arg(&corpus)
+        .arg(corpus)
         .args([
             "--",
             &format!("-max_total_time={seconds}"),
@@ -61,7 +64,7 @@ fn fuzz_one(target: &str, seconds: u64) -> Result<(), String> {
         ])
         .status()
         .map_err(|e| format!("running cargo fuzz: {e}"))?;
-    let _ = std::fs::remove_dir_all(&corpus);
+    drop(scratch);
     if status.success() {
         setup::step("no findings");
         Ok(())

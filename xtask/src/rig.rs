@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 pub struct Rig {
     bin: PathBuf,
-    home: PathBuf,
+    /// A fresh private directory (random name, 0700, made with one `mkdir`):
+    /// a predictable `/tmp` name could be planted by another user first.
+    home: tempfile::TempDir,
     port: u16,
     web: Child,
     base: String,
@@ -36,8 +38,10 @@ impl Rig {
             .read_line(&mut first)
             .map_err(|e| format!("reading fixture-web's URL: {e}"))?;
         let base = first.trim().trim_end_matches('/').to_string();
-        let home = std::env::temp_dir().join(format!("webrig-xtask-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&home);
+        let home = tempfile::Builder::new()
+            .prefix("webrig-xtask-")
+            .tempdir()
+            .map_err(|e| format!("creating a private home: {e}"))?;
         Ok(Rig {
             bin: dir.join("webrig"),
             home,
@@ -52,7 +56,7 @@ impl Rig {
     }
 
     pub fn home(&self) -> &std::path::Path {
-        &self.home
+        self.home.path()
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -62,7 +66,7 @@ impl Rig {
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.bin);
         cmd.args(args)
-            .env("WEBRIG_HOME", &self.home)
+            .env("WEBRIG_HOME", self.home.path())
             .env("WEBRIG_PORT", self.port.to_string())
             .env_remove("WEBRIG_SESSION");
         cmd
@@ -108,8 +112,7 @@ impl Rig {
              [plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
              [plugins.social]\nbase_url = \"{base}/mastodon\"\n"
         );
-        std::fs::create_dir_all(&self.home).map_err(|e| e.to_string())?;
-        std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())?;
+        write_new(&self.home.path().join("config.toml"), &config)?;
         let plugins = super::setup::root().join("plugins");
         for dir in FIRST_PARTY {
             let wasm = plugins
@@ -140,7 +143,7 @@ impl Rig {
              [plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
              [plugins.social]\nbase_url = \"{base}/news/mastodon\"\n"
         );
-        std::fs::write(self.home.join("config.toml"), config).map_err(|e| e.to_string())
+        write_new(&self.home.path().join("config.toml"), &config)
     }
 
     /// Installs first-party workflow `id` (plugins/workflows/<id>). One
@@ -161,8 +164,8 @@ impl Rig {
             .unwrap_or_default()
             .to_string();
         let text = text.replace("http = [\"*\"]", &format!("http = [\"*\", \"{local}\"]"));
-        let manifest = self.home.join(format!("{id}.plugin.toml"));
-        std::fs::write(&manifest, text).map_err(|e| e.to_string())?;
+        let manifest = self.home.path().join(format!("{id}.plugin.toml"));
+        write_new(&manifest, &text)?;
         self.run_ok(&[
             "plugin",
             "install",
@@ -180,6 +183,23 @@ impl Drop for Rig {
         let _ = self.command(&["daemon", "stop"]).output();
         let _ = self.web.kill();
         let _ = self.web.wait();
-        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_new_never_writes_through_a_planted_link() {
+        let dir = tempfile::tempdir().expect("dir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").expect("write");
+        let planted = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&victim, &planted).expect("symlink");
+        write_new(&planted, "mine").expect("written");
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
+        assert_eq!(std::fs::read_to_string(&planted).expect("read"), "mine");
+        assert!(!std::fs::symlink_metadata(&planted).expect("meta").file_type().is_symlink());
     }
 }

@@ -93,9 +93,42 @@ fn which(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// Switches no caller may add: a DevTools port or its origin list would open
+/// the browser to every local user again, and another profile folder would
+/// escape the one webrig made and checked.
+const FORBIDDEN_SWITCHES: &[&str] = &["remote-debugging", "remote-allow-origins", "user-data-dir"];
+
+/// Refuses an extra argument that names a forbidden switch, however
+/// Chromium would read it: `--name`, `-name`, any case, with or without
+/// `=value`; and `--`, after which Chromium reads no switches at all.
+fn check_extra_args(args: &[String]) -> Result<(), ApiError> {
+    for arg in args {
+        if arg == "--" {
+            return Err(ApiError::invalid(
+                "a bare `--` would end the browser's switches; leave it out",
+            ));
+        }
+        let Some(name) = arg
+            .strip_prefix("--")
+            .or_else(|| arg.strip_prefix('-'))
+            .map(|n| n.split('=').next().unwrap_or(n).to_ascii_lowercase())
+        else {
+            continue;
+        };
+        if let Some(bad) = FORBIDDEN_SWITCHES.iter().find(|f| name.starts_with(**f)) {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!("the browser switch {arg:?} is not allowed (--{bad}…: webrig owns it)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Starts a browser behind a keeper (`--remote-debugging-pipe`: no port
 /// listens) and waits until it answers over CDP.
 pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
+    check_extra_args(&opts.extra_args)?;
     let executable = find_browser(opts.browser_path.as_deref())?;
     let (profile, temp_profile) = match &opts.profile {
         Some(dir) => {
@@ -148,13 +181,7 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
         argv.extend(["--headless", "--hide-scrollbars", "--mute-audio"].map(String::from));
     }
     argv.push(format!("--user-data-dir={}", profile.display()));
-    // A port flag would open the DevTools to every local user again.
-    argv.extend(
-        opts.extra_args
-            .iter()
-            .filter(|a| !a.starts_with("--remote-debugging"))
-            .cloned(),
-    );
+    argv.extend(opts.extra_args.iter().cloned());
     argv.push("about:blank".into());
 
     let fail = |why: String, stderr_reader: &mut std::fs::File| {
@@ -272,5 +299,27 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, ApiError> {
         other => Err(ApiError::invalid(format!(
             "connect needs http://host:port or ws://…, not {other}:"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_devtools_port_or_another_profile_cannot_be_slipped_in_however_spelled() {
+        for bad in [
+            "--remote-debugging-port=9222",
+            "-remote-debugging-port=9222",
+            "--REMOTE-DEBUGGING-PORT=9222",
+            "-remote-debugging-address=0.0.0.0",
+            "--remote-allow-origins=*",
+            "-user-data-dir=/tmp/x",
+            "--",
+        ] {
+            assert!(check_extra_args(&[bad.to_string()]).is_err(), "{bad}");
+        }
+        let fine = ["--lang=fr", "--window-size=800,600", "-incognito"].map(String::from);
+        assert!(check_extra_args(&fine).is_ok());
     }
 }

@@ -110,7 +110,14 @@ impl Browser {
             ));
         }
         let conn = match binding.endpoint.strip_prefix(PIPE_PREFIX) {
-            Some(socket) => Connection::connect_unix(std::path::Path::new(socket)).await,
+            Some(socket) => {
+                // sessions.json names the socket: connect only to one in a
+                // folder of ours alone, that we made.
+                let socket = std::path::Path::new(socket);
+                crate::config::trust::check_socket(socket)
+                    .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
+                Connection::connect_unix(socket).await
+            }
             None => Connection::connect_ws(&binding.endpoint).await,
         }
         .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;

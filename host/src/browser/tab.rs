@@ -375,11 +375,13 @@ impl Tab {
     /// promise that is the script's value is awaited too.
     ///
     /// A value whose JSON would be longer than `max` is measured in the page
-    /// and not brought back, when the script is one expression (most are).
-    /// CDP returns a primitive (a 100 MB string) inline with the evaluation
-    /// whatever the options, so such a script runs as `[(script)]`, which
-    /// only changes what holds its value. Statements keep their REPL
-    /// semantics and are capped by the dispatcher once back.
+    /// and not brought back. CDP returns a primitive (a 100 MB string)
+    /// inline with the evaluation whatever the options, so the value must
+    /// never be what the evaluation returns: one expression runs as
+    /// `[(script)]`, statements as `[(0, eval)(script)]` (global code, its
+    /// completion value; `let`/`const` live for that call). Only statements
+    /// that use top-level `await`, which global code cannot, run in REPL
+    /// mode and are capped by the dispatcher once back.
     pub async fn eval_user(&self, script: &str, max: usize) -> Result<Capped<Value>, ApiError> {
         // Objects the evaluation left in its group (a holder, an exception):
         // released after, in the background. A primitive leaves none, so
@@ -392,17 +394,14 @@ impl Tab {
             // script's own, thrown at run time, or the compiler's), and only
             // then is it parsed apart.
             Some(expr) => match self.eval_expression(expr, max, &mut held).await {
-                Err(Evaluated::SyntaxError(_)) if !self.parses_as_expression(expr).await? => self
-                    .eval_statements(script, &mut held)
-                    .await
-                    .map(Capped::Fits),
+                Err(Evaluated::SyntaxError(_)) if !self.parses_as_expression(expr).await? => {
+                    self.eval_script(script, max, &mut held).await
+                }
+                Err(Evaluated::NeedsRepl) => self.eval_script(script, max, &mut held).await,
                 Err(Evaluated::SyntaxError(e) | Evaluated::Failed(e)) => Err(e),
                 Ok(v) => Ok(v),
             },
-            None => self
-                .eval_statements(script, &mut held)
-                .await
-                .map(Capped::Fits),
+            None => self.eval_script(script, max, &mut held).await,
         };
         if held {
             let cdp = self.inner.cdp.clone();
@@ -436,23 +435,57 @@ impl Tab {
         Ok(reply.get("exceptionDetails").is_none())
     }
 
-    /// Runs one expression, awaits a promise it yields, and measures its JSON
-    /// in the page. The answer says which of three it is by its type: a
-    /// bigint is the length of a value over `max`; a primitive that fits
-    /// comes inline, as an evaluation gives it (in one call, which matters
-    /// to a script that closes its own page); anything else stays in the
-    /// holder array and is fetched by value.
+    /// Statements: as global code through an indirect `eval`, measured like
+    /// an expression; those only REPL mode can run (top-level `await`) run
+    /// there, nothing having run yet.
+    async fn eval_script(
+        &self,
+        script: &str,
+        max: usize,
+        held: &mut bool,
+    ) -> Result<Capped<Value>, ApiError> {
+        // A script that does not parse as a function body (top-level
+        // `await`) has not run when the holder comes back null.
+        let source = json!(script);
+        let holder = format!(
+            "(() => {{ try {{ new Function({source}); }} catch (e) {{ return null; }} \
+               return [(0, eval)({source})]; }})()"
+        );
+        match self.eval_measured(&holder, max, held).await {
+            Err(Evaluated::NeedsRepl) => self.eval_statements(script, held).await.map(Capped::Fits),
+            Err(Evaluated::SyntaxError(e) | Evaluated::Failed(e)) => Err(e),
+            Ok(v) => Ok(v),
+        }
+    }
+
     async fn eval_expression(
         &self,
         expr: &str,
         max: usize,
         held: &mut bool,
     ) -> Result<Capped<Value>, Evaluated> {
+        self.eval_measured(&format!("[({expr}\n)]"), max, held)
+            .await
+    }
+
+    /// Evaluates `holder` (JS giving a one-element array, or null for "run
+    /// it in REPL mode"), awaits a promise in it, and measures its JSON in
+    /// the page. The answer says which it is by its type: a bigint is the
+    /// length of a value over `max` (-1: REPL needed); a primitive that
+    /// fits comes inline, as an evaluation gives it (in one call, which
+    /// matters to a script that closes its own page); anything else stays
+    /// in the holder array and is fetched by value.
+    async fn eval_measured(
+        &self,
+        holder: &str,
+        max: usize,
+        held: &mut bool,
+    ) -> Result<Capped<Value>, Evaluated> {
         let measured = format!(
-            "await (async (h) => {{ {MEASURE} \
+            "await (async (h) => {{ if (h === null) return -1n; {MEASURE} \
                if (n > {max}) return BigInt(n); \
                const inline = v === null || !['object', 'function', 'symbol', 'bigint'].includes(typeof v); \
-               return inline ? v : h; }})([({expr}\n)])"
+               return inline ? v : h; }})({holder})"
         );
         let reply = self
             .call(
@@ -479,10 +512,11 @@ impl Tab {
         }
         let result = &reply["result"];
         if result["type"] == "bigint" {
-            let n = result["unserializableValue"]
-                .as_str()
-                .and_then(|n| n.trim_end_matches('n').parse().ok())
-                .unwrap_or(usize::MAX);
+            let raw = result["unserializableValue"].as_str().unwrap_or_default();
+            if raw == "-1n" {
+                return Err(Evaluated::NeedsRepl);
+            }
+            let n = raw.trim_end_matches('n').parse().unwrap_or(usize::MAX);
             return Ok(Capped::TooLarge(n));
         }
         let Some(holder) = result["objectId"].as_str() else {
@@ -596,6 +630,8 @@ fn expression_of(script: &str) -> Option<&str> {
 enum Evaluated {
     SyntaxError(ApiError),
     Failed(ApiError),
+    /// Statements only REPL mode runs (top-level `await`); nothing ran.
+    NeedsRepl,
 }
 
 impl From<ApiError> for Evaluated {

@@ -69,7 +69,11 @@ impl Client {
         wait: Duration,
         events: Option<&mut (dyn FnMut(&serde_json::Value) + 'f)>,
     ) -> Result<(String, Response), PostError> {
-        let token = self.home.read_token().unwrap_or_default();
+        let token = self
+            .home
+            .read_token()
+            .map_err(PostError::Other)?
+            .unwrap_or_default();
         let raw = match events {
             None => http_post(&self.socket(), self.port, "/command", &token, body, wait)?,
             Some(sink) => {
@@ -95,7 +99,8 @@ impl Client {
     /// Spawns `webrig serve` detached, logging to the home's daemon.log, and
     /// waits until it accepts connections.
     fn start_daemon(&self) -> anyhow::Result<()> {
-        self.home.ensure_dir(None)?;
+        // Before a daemon starts in it: the home must be ours alone.
+        self.home.adopt()?;
         let log_path = self.home.log_path();
         let log = std::fs::OpenOptions::new()
             .create(true)

@@ -584,18 +584,20 @@ pub struct RouteCmd {
     /// URL glob: * any characters, ? one, \ escapes (e.g. '*/api/cart*').
     pub pattern: String,
     /// Fail the request as a network error.
-    #[arg(long, conflicts_with_all = ["status", "body", "json", "header"])]
+    #[arg(long, conflicts_with_all = ["status", "body", "json_body", "header"])]
     #[serde(default)]
     pub abort: bool,
     /// Answer with this HTTP status (default 200).
     #[arg(long)]
     pub status: Option<u16>,
     /// Answer with this file's bytes.
-    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    #[arg(long, value_name = "FILE", conflicts_with = "json_body")]
     pub body: Option<PathBuf>,
-    /// Answer with this JSON (Content-Type application/json).
+    /// Answer with this JSON (Content-Type application/json). Not `--json`:
+    /// that is every command's flag for the envelope.
     #[arg(long, value_name = "TEXT")]
-    pub json: Option<String>,
+    #[serde(alias = "json")]
+    pub json_body: Option<String>,
     /// A response header NAME:VALUE (repeatable).
     #[arg(long, value_name = "NAME:VALUE")]
     #[serde(default)]
@@ -658,7 +660,7 @@ impl Command for RouteCmd {
         let action = if self.abort {
             if self.status.is_some()
                 || self.body.is_some()
-                || self.json.is_some()
+                || self.json_body.is_some()
                 || !self.header.is_empty()
             {
                 return Err(ApiError::invalid(
@@ -687,7 +689,7 @@ impl Command for RouteCmd {
                 }
                 None => None,
             };
-            routes::fulfill(self.status, &self.header, body, self.json.as_deref())?
+            routes::fulfill(self.status, &self.header, body, self.json_body.as_deref())?
         };
         let mut list = cx.session()?.devtools().routes();
         list.retain(|r| r.pattern != self.pattern);

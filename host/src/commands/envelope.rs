@@ -104,9 +104,15 @@ pub fn too_large(command: &str, size: Size, limit: usize, ask_for_less: &str) ->
     .with_hint(ask_for_less)
 }
 
-/// Session names: 1–64 of `A–Z a–z 0–9 _ . -`.
+/// Session names: 1–64 of `A–Z a–z 0–9 _ . -`, starting with a letter,
+/// digit or `_`. A name becomes a path component (the session's downloads
+/// folder), so `.`, `..`, hidden names and ones that read as a flag never
+/// pass.
 pub fn check_session_name(name: &str) -> Result<(), ApiError> {
-    let ok = !name.is_empty()
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
         && name.len() <= 64
         && name
             .chars()
@@ -115,7 +121,8 @@ pub fn check_session_name(name: &str) -> Result<(), ApiError> {
         Ok(())
     } else {
         Err(ApiError::invalid(format!(
-            "session name {name:?} must be 1-64 characters of A-Z a-z 0-9 _ . -"
+            "session name {name:?} must be 1-64 characters of A-Z a-z 0-9 _ . -, \
+             starting with a letter, a digit or _"
         )))
     }
 }
@@ -123,6 +130,16 @@ pub fn check_session_name(name: &str) -> Result<(), ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_names_that_could_walk_a_path_are_refused() {
+        for bad in [".", "..", ".hidden", "-rf", "a/b", "", "x\0y", &"a".repeat(65)] {
+            assert!(check_session_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["default", "a.b", "_x", "9-lives", "research.2"] {
+            assert!(check_session_name(good).is_ok(), "{good:?}");
+        }
+    }
 
     #[test]
     fn too_large_says_how_big_the_limit_and_how_to_ask_for_less() {

@@ -23,6 +23,9 @@ use crate::error::{ApiError, ErrorCode};
 /// Paths an extension origin may use; every other path refuses any Origin.
 const EXTENSION_PATHS: &[&str] = &["/ping", "/pair", "/extension"];
 
+/// The largest `/pair` body: `{"code":"123456"}` and room to spare.
+const PAIR_BODY_BYTES: usize = 512;
+
 pub fn app(state: Arc<State>) -> Router {
     let authed = Router::new()
         .route("/command", post(command))
@@ -32,7 +35,12 @@ pub fn app(state: Arc<State>) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/ping", get(ping))
-        .route("/pair", post(pair).options(super::extension::preflight))
+        .route(
+            "/pair",
+            post(pair)
+                .layer(DefaultBodyLimit::max(PAIR_BODY_BYTES))
+                .options(super::extension::preflight),
+        )
         .route("/extension", get(super::extension::connect))
         .merge(authed)
         .fallback(unknown_path)
@@ -329,11 +337,41 @@ async fn check_host_and_origin(
         );
     }
     let path = req.uri().path().to_string();
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
-        let extension = origin.to_str().ok().is_some_and(is_extension_origin);
-        if !(extension && EXTENSION_PATHS.contains(&path.as_str())) {
-            return refuse(ErrorCode::Forbidden, "requests from web pages are refused");
-        }
+    let extension = req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .is_some_and(is_extension_origin);
+    if req.headers().contains_key(header::ORIGIN)
+        && !(extension && EXTENSION_PATHS.contains(&path.as_str()))
+    {
+        return refuse(ErrorCode::Forbidden, "requests from web pages are refused");
+    }
+    // Refusals that need no body come before the body is read: a client
+    // that promises one and never sends it must not hold anything.
+    if path == "/pair" && req.method() == axum::http::Method::POST && !extension {
+        return refuse(
+            ErrorCode::Forbidden,
+            "pairing is for the webrig extension only",
+        );
+    }
+    let cap = if path == "/pair" {
+        PAIR_BODY_BYTES
+    } else {
+        state.limits().body_bytes
+    };
+    let promised = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if promised.is_some_and(|n| n > cap as u64) {
+        let mut resp = refuse(
+            ErrorCode::LimitExceeded,
+            &format!("the request body is larger than the {cap} bytes this path takes"),
+        );
+        *resp.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+        return resp;
     }
     // What needs no token is rate limited.
     // Pairing tries are rate limited. `/ping` is not: it answers only the
@@ -347,6 +385,24 @@ async fn check_host_and_origin(
         }
     }
     next.run(req).await
+}
+
+/// A request a web page made: the browser says so in `Sec-Fetch-Site`
+/// (`cross-site` or `same-site`; `none` is the user, `same-origin` the
+/// daemon itself), and the pairing extension's own requests carry its
+/// `chrome-extension://` Origin. The door closes such a connection without
+/// a word, so a page cannot even tell that a daemon listens (any answer,
+/// even a refusal, is visible to a no-cors `fetch`).
+pub fn from_a_web_page(headers: &HeaderMap) -> bool {
+    let site = headers
+        .get("sec-fetch-site")
+        .map(|v| v.to_str().unwrap_or("?"));
+    let web = site.is_some_and(|s| !matches!(s, "none" | "same-origin"));
+    let extension = headers
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .is_some_and(is_extension_origin);
+    web && !extension
 }
 
 /// `chrome-extension://` followed by a 32-letter id from a–p.

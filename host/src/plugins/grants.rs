@@ -335,26 +335,47 @@ impl Reserved {
     }
 }
 
-/// Loopback, private, link-local, unspecified, multicast, and the like.
+/// Loopback, private, link-local, unspecified, multicast, reserved, and
+/// the like, including an IPv4 address carried inside an IPv6 one (mapped
+/// `::ffff:a.b.c.d`, compatible `::a.b.c.d` such as `::7f00:1`, NAT64
+/// `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`).
 pub fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
             v4.is_loopback()
                 || v4.is_private()
                 || v4.is_link_local()
                 || v4.is_unspecified()
                 || v4.is_broadcast()
                 || v4.is_multicast()
-                || v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64 // CGNAT
-                || v4.octets()[0] == 0
+                || a == 100 && (b & 0xc0) == 64 // CGNAT
+                || a == 0
+                || a == 192 && b == 0 && c == 0 // IETF protocol assignments
+                || a == 198 && (b & 0xfe) == 18 // benchmarking
+                || a >= 240 // reserved
         }
         IpAddr::V6(v6) => {
+            let seg = v6.segments();
+            let embedded = |hi: u16, lo: u16| {
+                let [h1, h2] = hi.to_be_bytes();
+                let [l1, l2] = lo.to_be_bytes();
+                is_internal(IpAddr::V4(std::net::Ipv4Addr::new(h1, h2, l1, l2)))
+            };
             v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
-                || (v6.segments()[0] & 0xffc0) == 0xfe80 // link local
-                || v6.to_ipv4_mapped().is_some_and(|v4| is_internal(IpAddr::V4(v4)))
+                || (seg[0] & 0xfe00) == 0xfc00 // unique local
+                || (seg[0] & 0xffc0) == 0xfe80 // link local
+                || (seg[0] & 0xffc0) == 0xfec0 // site local (deprecated, still routed by some)
+                // ::a.b.c.d (compatible) and ::ffff:a.b.c.d (mapped)
+                || v6.to_ipv4().is_some_and(|v4| is_internal(IpAddr::V4(v4)))
+                // NAT64, well-known prefix 64:ff9b::/96
+                || seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] && embedded(seg[6], seg[7])
+                // NAT64 for local use, 64:ff9b:1::/48: whatever it maps to is local
+                || seg[..3] == [0x64, 0xff9b, 1]
+                // 6to4, 2002::/16
+                || seg[0] == 0x2002 && embedded(seg[1], seg[2])
         }
     }
 }
@@ -598,5 +619,33 @@ mod tests {
         assert!(e.check_url(&url("file:///etc/passwd"), &[]).is_err());
         assert!(is_internal("::ffff:10.0.0.1".parse().expect("ip")));
         assert!(!is_internal("93.184.216.34".parse().expect("ip")));
+    }
+
+    #[test]
+    fn ipv4_inside_ipv6_is_judged_by_the_ipv4_address() {
+        for inside in [
+            "::7f00:1",              // compatible 127.0.0.1
+            "::127.0.0.1",           // the same, written out
+            "::ffff:7f00:1",         // mapped
+            "64:ff9b::7f00:1",       // NAT64 of 127.0.0.1
+            "64:ff9b::a9fe:a9fe",    // NAT64 of 169.254.169.254
+            "64:ff9b::10.1.2.3",     // NAT64 of a private address
+            "64:ff9b:1::5db8:d822",  // local-use NAT64
+            "2002:7f00:1::",         // 6to4 of 127.0.0.1
+            "2002:c0a8:101::1",      // 6to4 of 192.168.1.1
+            "fec0::1",               // site local
+        ] {
+            assert!(is_internal(inside.parse().expect("ip")), "{inside}");
+        }
+        for outside in [
+            "64:ff9b::5db8:d822",    // NAT64 of 93.184.216.34
+            "2002:5db8:d822::1",     // 6to4 of a public address
+            "2606:4700:4700::1111",
+        ] {
+            assert!(!is_internal(outside.parse().expect("ip")), "{outside}");
+        }
+        for v4 in ["198.18.0.1", "240.0.0.1", "192.0.0.8"] {
+            assert!(is_internal(v4.parse().expect("ip")), "{v4}");
+        }
     }
 }

@@ -452,7 +452,7 @@ fn a_web_page_cannot_tell_that_the_daemon_listens() {
 fn session_names_that_walk_a_path_are_refused() {
     let d = daemon();
     for name in [".", "..", ".hidden", "-x"] {
-        let e = d.err(name, "sessions", json!({}), "invalid_argument");
+        let e = d.err(name, "title", json!({}), "invalid_argument");
         assert!(
             e["message"].as_str().unwrap_or_default().contains("session name"),
             "{name}: {e}"

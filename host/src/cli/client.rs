@@ -242,18 +242,32 @@ fn read_stream(
             PostError::Other(anyhow::anyhow!(
                 "the daemon went quiet for {wait:?}; the command's outcome is unknown"
             ))
+        } else if matches!(
+            e.kind(),
+            std::io::ErrorKind::UnexpectedEof
+                | std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::BrokenPipe
+        ) {
+            PostError::Other(anyhow::anyhow!(
+                "connection lost: the daemon's stream ended before the answer ({e}); the \
+                 command's outcome is unknown"
+            ))
         } else {
             PostError::Other(anyhow::anyhow!("talking to the daemon: {e}"))
         }
     };
     let mut line = String::new();
     let mut chunked = false;
+    let lost = || {
+        PostError::Other(anyhow::anyhow!(
+            "connection lost: the daemon closed the stream before the answer; the command's \
+             outcome is unknown"
+        ))
+    };
     loop {
         line.clear();
         if reader.read_line(&mut line).map_err(fail)? == 0 {
-            return Err(PostError::Other(anyhow::anyhow!(
-                "the daemon closed the connection"
-            )));
+            return Err(lost());
         }
         let l = line.trim_end();
         if l.is_empty() {
@@ -271,7 +285,9 @@ fn read_stream(
         let mut pending = Vec::new();
         loop {
             line.clear();
-            reader.read_line(&mut line).map_err(fail)?;
+            if reader.read_line(&mut line).map_err(fail)? == 0 {
+                return Err(lost());
+            }
             let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
                 .map_err(|_| PostError::Other(anyhow::anyhow!("a bad chunk from the daemon")))?;
             if size == 0 {

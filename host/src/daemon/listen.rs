@@ -9,7 +9,8 @@
 //! and `/ping` and the CLI hung until they closed. Here a full door closes its
 //! oldest connection that is not running a request (a slow or silent client),
 //! so a flood cannot keep a fresh, quick request out; connections running a
-//! request are never dropped for room. A request whose body is still coming
+//! request are never dropped for room, and a request runs until its answer
+//! is sent whole (a stream of progress events is not idle). A request whose body is still coming
 //! is not running yet: a client that promises a body and never sends it
 //! (an unauthenticated `POST /pair` with a large `Content-Length`) holds
 //! nothing — it gives way like an idle one, and its body must arrive whole
@@ -203,6 +204,38 @@ impl Drop for Running {
     }
 }
 
+/// A response body being sent: its request counts as running until the
+/// last frame is out (or the body is dropped).
+struct Sending {
+    inner: axum::body::Body,
+    running: Option<Running>,
+}
+
+impl Body for Sending {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None) | Poll::Ready(Some(Err(_)))) {
+            this.running = None;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// Why a connection was closed without an answer.
 #[derive(Debug, thiserror::Error)]
 #[error("a request from a web page (Sec-Fetch-Site)")]
@@ -333,9 +366,15 @@ async fn handle<Io: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             let resp = app
                 .call(req.map(|b| axum::body::Body::new(watched(b))))
                 .await;
-            drop(running);
+            // The request runs until its answer has been sent whole: a
+            // streamed answer (progress, then the envelope) is not idle.
             match resp {
-                Ok(resp) => Ok(resp),
+                Ok(resp) => Ok(resp.map(|body| {
+                    axum::body::Body::new(Sending {
+                        inner: body,
+                        running: Some(running),
+                    })
+                })),
                 Err(never) => match never {},
             }
         }

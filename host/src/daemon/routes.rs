@@ -210,12 +210,12 @@ async fn command_stream(
         let _ = tx.send(serde_json::to_value(resp).unwrap_or_default());
     });
     let guard = AbortOnDrop(task.abort_handle());
-    // A line at least every 2 s: writing to a client that hung up is how
-    // the server learns it is gone.
+    // A line at least every 500 ms: writing to a client that hung up is how
+    // the server learns it is gone, and a hang-up must cancel at once.
     let lines = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
         let v = tokio::select! {
             v = rx.recv() => v?,
-            _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => json!({"event": "alive"}),
+            _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => json!({"event": "alive"}),
         };
         let mut line = v.to_string();
         line.push('\n');

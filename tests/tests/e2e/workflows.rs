@@ -883,3 +883,42 @@ fn research_with_a_failing_and_a_slow_provider_still_reports_and_names_them() {
         "{runs}"
     );
 }
+
+#[test]
+fn a_stream_that_is_sending_outlives_the_idle_timeout() {
+    // Four searches of 1 s each stream progress for ~4 s against an idle
+    // timeout of 1.5 s: once, every run longer than idle_timeout_ms died
+    // with "a bad chunk from the daemon".
+    let mut config = small_config(&[slow_web(1000)]);
+    config.push_str("[limits]\nidle_timeout_ms = 1500\n");
+    let d = Daemon::start_with_config(&config).expect("daemon");
+    install_first_party(&d, "web");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({
+            "path": wasm_path("workflow_guest"),
+            "manifest": plugins_root().join("tests/workflow-guest/plugin.toml"),
+            "grant": true,
+        }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let started = std::time::Instant::now();
+    let out = d.cli(&[
+        "run",
+        "workflow",
+        "workflow-guest",
+        "--mode",
+        "search",
+        "--rounds",
+        "4",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        started.elapsed() > std::time::Duration::from_millis(3500),
+        "the run streamed past the idle timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(!stderr.contains("bad chunk") && !stderr.contains("connection lost"), "{stderr}");
+}

@@ -378,6 +378,7 @@ pub async fn run(
     let dir = req.out.clone().unwrap_or_else(|| root.join(&run_id));
     let bundle = bundle::Bundle::create(dir, &run_id, &name, req.ttl_hours, now)
         .map_err(ApiError::invalid)?;
+    bundle.set_subject(subject_of(&input));
     let loaded_ok = plugin
         .ready()
         .map_err(|e| ApiError::new(ErrorCode::PluginFailed, format!("workflow {name}: {e}")));
@@ -471,6 +472,10 @@ fn finish(
     let name = &run.workflow;
     let elapsed = run.started.elapsed();
     let limits = &plugin.installed.manifest.limits;
+    // The workflow refused its input: the run never was, and no bundle is
+    // left behind for a typo (7 typos once made 7 folders).
+    let refused_input =
+        matches!(&outcome, Ok(Err(wit::Error::InvalidInput(_)))) && !run.cancelled();
     let answer: Result<Value, ApiError> = match outcome {
         // A cancelled run is cancelled whatever the guest made of it.
         _ if run.cancelled() => Err(ApiError::new(
@@ -541,6 +546,18 @@ fn finish(
         "failures": failures,
         "guest": guest.and_then(|v| v.get("meta")).cloned().unwrap_or(Value::Null),
     });
+    if refused_input && let Err(e) = &answer {
+        if let Err(why) = std::fs::remove_dir_all(run.bundle.dir()) {
+            tracing::warn!(error = %why, "cannot remove a refused run's bundle");
+        }
+        return Err(ApiError::new(e.code(), e.message())
+            .with_hint(format!("see webrig run workflow {name} --help")));
+    }
+    run.bundle.set_status(match &answer {
+        Ok(_) => str_of("status").unwrap_or_else(|| "complete".into()),
+        Err(_) if run.cancelled() => "cancelled".into(),
+        Err(e) => e.code().as_str().into(),
+    });
     let meta_text = serde_json::to_vec_pretty(&meta).unwrap_or_default();
     if let Err(e) = run.bundle.write_own("meta.json", &meta_text) {
         tracing::warn!(error = %e, "cannot write meta.json");
@@ -583,6 +600,25 @@ fn finish(
         elapsed_ms: elapsed.as_millis() as u64,
         concurrency: run.probe.max(),
     })
+}
+
+/// What a run is about, from its parameters: the first of the usual
+/// subject parameters, clipped to one short line.
+fn subject_of(input: &serde_json::Map<String, Value>) -> Option<String> {
+    ["topic", "query", "brief", "product", "url", "urls"]
+        .iter()
+        .find_map(|k| match input.get(*k)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(a) => Some(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            _ => None,
+        })
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| clip(s.trim(), 120))
 }
 
 /// A guest's own error, as the API's.

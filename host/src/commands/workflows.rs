@@ -120,8 +120,14 @@ impl RunWorkflow {
             let bad = |e: String| ApiError::invalid(format!("--{flag}: {e}"));
             match key.as_str() {
                 "format" => {
-                    self.format =
-                        <Format as clap::ValueEnum>::from_str(&value, true).map_err(bad)?
+                    self.format = <Format as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
+                        let valid: Vec<String> = <Format as clap::ValueEnum>::value_variants()
+                            .iter()
+                            .filter_map(|f| clap::ValueEnum::to_possible_value(f))
+                            .map(|p| p.get_name().to_string())
+                            .collect();
+                        bad(format!("{value:?} is not a format; use one of {}", valid.join(", ")))
+                    })?
                 }
                 "out" => self.out = Some(PathBuf::from(value)),
                 "ttl_hours" => {
@@ -444,9 +450,18 @@ impl Command for ArtifactsList {
         out.iter()
             .map(|r| {
                 format!(
-                    "{}  {}  {} files, {} B  expires {}{}{}",
+                    "{}  {}{}  {}  {} files, {} B  expires {}{}{}",
                     r.run_id,
                     r.workflow,
+                    r.subject
+                        .as_deref()
+                        .map(|s| format!(" \"{s}\""))
+                        .unwrap_or_default(),
+                    r.status.as_deref().unwrap_or(if r.complete {
+                        "complete"
+                    } else {
+                        "incomplete"
+                    }),
                     r.files,
                     r.bytes,
                     r.expires_at,

@@ -45,6 +45,13 @@ pub struct Manifest {
     /// cancelled.
     pub complete: bool,
     pub files: Vec<FileEntry>,
+    /// What the run was about (its topic, query, brief or URL), clipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// How it ended: the workflow's own verdict (`pass`, `partial`, …),
+    /// else `complete`, `cancelled` or the error's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 /// A bundle being written by a run.
@@ -107,6 +114,8 @@ impl Bundle {
                 expires_at: rfc3339(expires),
                 complete: false,
                 files: Vec::new(),
+                subject: None,
+                status: None,
             }),
         };
         bundle.save_manifest()?;
@@ -199,6 +208,16 @@ impl Bundle {
         self.lock().complete = complete;
         self.save_manifest()
     }
+
+    /// Notes what the run is about (saved with the next manifest write).
+    pub fn set_subject(&self, subject: Option<String>) {
+        self.lock().subject = subject;
+    }
+
+    /// Notes how the run ended (saved with the next manifest write).
+    pub fn set_status(&self, status: String) {
+        self.lock().status = Some(status);
+    }
 }
 
 use std::os::unix::fs::DirBuilderExt;
@@ -245,6 +264,12 @@ pub struct RunEntry {
     pub expired: bool,
     pub files: usize,
     pub bytes: u64,
+    /// What the run was about (topic, query, brief, URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// How it ended (`pass`, `partial`, `complete`, `cancelled`, an error code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 /// A folder `cleanup` left alone, and why.
@@ -324,6 +349,8 @@ pub fn list(root: &Path, now: SystemTime) -> Vec<RunEntry> {
                 expired: expires <= now,
                 files: m.files.len(),
                 bytes: m.files.iter().map(|f| f.bytes).sum(),
+                subject: m.subject,
+                status: m.status,
             }),
             Found::Skip(_) => None,
         })

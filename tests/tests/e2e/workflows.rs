@@ -922,3 +922,51 @@ fn a_stream_that_is_sending_outlives_the_idle_timeout() {
     );
     assert!(!stderr.contains("bad chunk") && !stderr.contains("connection lost"), "{stderr}");
 }
+
+#[test]
+fn a_workflow_that_refuses_its_input_leaves_no_bundle_and_list_says_what_runs_were() {
+    let d = with_guest(&[]);
+    // The guest itself refuses (a mode it does not know), seven times.
+    for _ in 0..7 {
+        let e = run(
+            &d,
+            "workflow-guest",
+            json!({"params": {"mode": "bogus"}}),
+        );
+        assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
+    }
+    let listed = d.ok("default", "artifacts_list", json!({}));
+    assert_eq!(listed, json!([]), "typos leave no folders: {listed}");
+    // A bad --format names the valid ones.
+    let out = d.cli(&[
+        "run",
+        "workflow",
+        "workflow-guest",
+        "--mode",
+        "search",
+        "--format",
+        "yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("compact") && stderr.contains("context") && stderr.contains("path"),
+        "{stderr}"
+    );
+    // A run that worked is listed with what it was about and how it ended.
+    let d = small_daemon(&[], &["hello-workflow"]);
+    let r = run(
+        &d,
+        "hello-workflow",
+        json!({"params": {"topic": "otters in rivers"}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let listed = d.ok("default", "artifacts_list", json!({}));
+    assert_eq!(listed[0]["subject"], "otters in rivers", "{listed}");
+    assert!(listed[0]["status"].is_string(), "{listed}");
+    let out = d.cli(&["artifacts", "list"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\"otters in rivers\""),
+        "{out:?}"
+    );
+}

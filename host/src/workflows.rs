@@ -111,7 +111,7 @@ pub struct RunCx {
     handle: tokio::runtime::Handle,
     events: Option<Events>,
     sent: AtomicU32,
-    cancel: AtomicBool,
+    cancel: Arc<AtomicBool>,
     pub deadline: Instant,
     started: Instant,
     probe: Arc<Probe>,
@@ -390,7 +390,7 @@ pub async fn run(
         handle: tokio::runtime::Handle::current(),
         events: req.events,
         sent: AtomicU32::new(0),
-        cancel: AtomicBool::new(false),
+        cancel: Arc::default(),
         deadline: req.deadline,
         started: Instant::now(),
         probe: Arc::default(),
@@ -439,6 +439,8 @@ fn execute(runtime: &Runtime, plugin: &Plugin, run: &Arc<RunCx>, input: &str) ->
         Err(e) => Err(PluginError::Load(e)),
         Ok(Loaded::Provider(_)) => Err(PluginError::Load("not a workflow".into())),
         Ok(Loaded::Workflow(pre)) => {
+            // The guest's waits on pages stop when the run is cancelled.
+            let _cancellable = crate::plugins::host::cancel::enter(run.cancel.clone());
             let host = HostState::new(plugin.access.clone(), run.deadline).for_run(run.clone());
             runtime.in_store(&limits, host, Some(cpu), |store| {
                 let w = pre.instantiate(&mut *store)?;

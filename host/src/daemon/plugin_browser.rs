@@ -169,17 +169,33 @@ impl PluginBrowser {
         format!("{}{plugin}", super::PLUGIN_SESSION)
     }
 
-    /// Runs `f` on the daemon's runtime, bounded by `deadline`.
+    /// Runs `f` on the daemon's runtime, bounded by `deadline`, and by the
+    /// calling run's cancellation (see `plugins::host::cancel`).
     fn block<T>(
         &self,
         deadline: Instant,
         f: impl std::future::Future<Output = Result<T, ApiError>>,
     ) -> Result<T, WitError> {
+        use crate::plugins::host::cancel;
         let left = deadline.saturating_duration_since(Instant::now());
+        let flag = cancel::current();
+        if cancel::is_set(&flag) {
+            return Err(WitError::Timeout("the run was cancelled".into()));
+        }
         self.runtime
-            .block_on(async { tokio::time::timeout(left, f).await })
-            .map_err(|_| {
-                WitError::Timeout("the browser call ran past the plugin's deadline".into())
+            .block_on(async {
+                tokio::select! {
+                    done = tokio::time::timeout(left, f) => done.map_err(|_| {
+                        WitError::Timeout("the browser call ran past the plugin's deadline".into())
+                    }),
+                    _ = async {
+                        while !cancel::is_set(&flag) {
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                    }, if flag.is_some() => {
+                        Err(WitError::Timeout("the run was cancelled".into()))
+                    }
+                }
             })?
             .map_err(to_wit)
     }

@@ -58,6 +58,47 @@ impl Access {
     }
 }
 
+/// Cancellation of the call running on this thread. A workflow run whose
+/// client left is cancelled; its guest runs on one blocking thread and its
+/// host calls run on that same thread, so the runner marks the thread for
+/// the run's length and a call that waits (a page that is loading) stops
+/// waiting at once. A thread-local rather than one more argument on every
+/// bridge method: only waits read it, and only the runner sets it.
+pub mod cancel {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    thread_local! {
+        static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    }
+
+    /// Marks this thread's calls with `flag` until the guard is dropped.
+    pub fn enter(flag: Arc<AtomicBool>) -> Entered {
+        let before = FLAG.with(|f| f.borrow_mut().replace(flag));
+        Entered(before)
+    }
+
+    /// The flag of this thread's call, if it has one.
+    pub fn current() -> Option<Arc<AtomicBool>> {
+        FLAG.with(|f| f.borrow().clone())
+    }
+
+    /// Whether `flag` says cancelled.
+    pub fn is_set(flag: &Option<Arc<AtomicBool>>) -> bool {
+        flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    pub struct Entered(Option<Arc<AtomicBool>>);
+
+    impl Drop for Entered {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            FLAG.with(|f| *f.borrow_mut() = before);
+        }
+    }
+}
+
 /// What the plugin host needs from the daemon: pages in the plugin's own
 /// session, and the ports no plugin may reach. Calls block (they run on a
 /// plugin worker thread) and end by `deadline`. Grants are checked before

@@ -11,6 +11,8 @@
 
 pub mod brief_md;
 pub mod color;
+pub mod defaults;
+pub mod fonts;
 pub mod rank;
 pub mod report_html;
 pub mod study;

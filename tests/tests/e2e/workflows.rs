@@ -1066,7 +1066,7 @@ fn inspiredesign_reads_past_a_hanging_page_and_leaves_out_error_and_unstyled_pag
         "{md}"
     );
     assert_eq!(out["status"], "partial");
-    check_report_renders(&bundle.join("report.html"), 3, 0);
+    inspiredesign_report_renders(&bundle.join("report.html"), 3);
 
     // The run's pages are closed with it.
     let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
@@ -1098,4 +1098,37 @@ fn inspiredesign_fails_when_every_reference_shows_only_browser_defaults() {
         msg.contains("broken.html (styles: upstream: rendered with default styles"),
         "{e}"
     );
+}
+
+/// Like [`check_report_renders`], in a session of its own: tests run in
+/// parallel, and two guards of one session name close it under each other.
+fn inspiredesign_report_renders(report: &Path, images: usize) {
+    let d = crate::daemon();
+    let s = crate::SessionGuard::new(d, &format!("design-report-{}", std::process::id()));
+    s.ok(
+        "goto",
+        json!({ "url": format!("file://{}", report.display()) }),
+    );
+    let v = s.ok(
+        "eval",
+        json!({ "script": "({ text: document.body.innerText, imgs: [...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]), specimens: [...document.querySelectorAll('.specimen')].map(e => e.style.fontFamily) })" }),
+    );
+    let v = &v["value"];
+    let text = v["text"].as_str().unwrap_or_default();
+    assert!(text.contains("generic fallback: serif"), "{text}");
+    assert!(
+        text.contains("weighted out of the proposed system"),
+        "{text}"
+    );
+    let imgs = v["imgs"].as_array().expect("imgs");
+    let srcs: Vec<&str> = imgs.iter().filter_map(|i| i[0].as_str()).collect();
+    let expected: Vec<String> = (1..=images)
+        .map(|n| format!("screenshots/ref-{n}.png"))
+        .collect();
+    assert_eq!(srcs, expected, "screenshots in rank order");
+    for img in imgs {
+        assert_eq!(img[1], true, "{report:?}: image {} did not load", img[0]);
+    }
+    let specimens = v["specimens"].to_string();
+    assert!(specimens.contains("Georgia, serif"), "{specimens}");
 }

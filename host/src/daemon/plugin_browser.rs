@@ -40,6 +40,12 @@ const CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// How long a page request may wait for its host's DNS answer.
 const DNS_WAIT: Duration = Duration::from_secs(5);
 
+/// How long one page a plugin opens may take to load (bounded further by
+/// the call's deadline), like a provider's request: a page that hangs fails
+/// as `timeout` and the plugin goes on to its next page, instead of the
+/// page eating the whole run.
+const PAGE_LOAD: Duration = Duration::from_secs(10);
+
 #[derive(Debug)]
 pub struct PluginBrowser {
     state: Weak<State>,
@@ -370,10 +376,13 @@ async fn open_page(
 ) -> Result<String, ApiError> {
     let slot = state.plugin_session(&PluginBrowser::session_name(&plugin))?;
     let tab = slot.state().lock().await.new_tab().await?;
+    let bound = deadline
+        .saturating_duration_since(Instant::now())
+        .min(PAGE_LOAD);
+    let until = tokio::time::Instant::now() + bound;
     let loaded = async {
         let policy =
             guard_browser(&guards, &Arc::downgrade(&state), &plugin, &tab, &grants).await?;
-        let until = tokio::time::Instant::from_std(deadline);
         match nav::goto(&tab, &url, Default::default(), until).await {
             Err(e) if e.message().contains("ERR_BLOCKED_BY_CLIENT") => {
                 let why = policy
@@ -390,7 +399,17 @@ async fn open_page(
             other => other.map(|_| ()),
         }
     };
-    if let Err(e) = loaded.await {
+    // Bounded as a whole: the navigation's own answer waits for the
+    // response, so a server that never answers would outlast `until`.
+    let loaded = tokio::time::timeout_at(until, loaded)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ApiError::timeout(format!(
+                "{url} did not load within {:.1} s",
+                bound.as_secs_f64()
+            )))
+        });
+    if let Err(e) = loaded {
         let mut session = slot.state().lock().await;
         let pages = [tab.id().to_string()];
         let _ = tokio::time::timeout(CLOSE_WAIT, close_tabs(&mut session, &pages, false)).await;

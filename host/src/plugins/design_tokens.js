@@ -7,10 +7,39 @@
   // `background` is the canvas (or a box covering most of the page),
   // `foreground` the text colour with the most text area.
   // Bounded: at most 3000 elements visited; invisible ones are skipped.
+  // Also how the page arrived, so a reader can tell a design from an error
+  // page or a page whose styles never loaded: `status` (the document's HTTP
+  // status, 0 when unknown) and `stylesheets` ({linked, failed: [url]}).
   const MAX_ELEMENTS = 3000;
+  // Larger margins, paddings and gaps place blocks (sidebars, columns): they
+  // are layout, not a spacing scale.
+  const MAX_SPACING = 160;
   const doc = document.documentElement;
+  const nav = (performance.getEntriesByType('navigation') || [])[0];
+  const status = (nav && nav.responseStatus) || 0;
+  // A linked stylesheet failed when it has no `sheet` (blocked, still
+  // loading), its resource entry has an HTTP error status, or it is readable
+  // and empty (what an error answer leaves). Cross-origin status is 0
+  // (unknown) and does not count.
+  const links = [...document.querySelectorAll('link[rel~="stylesheet" i][href]')].filter(
+    (l) => !/\balternate\b/i.test(l.rel) && !l.disabled,
+  );
+  const sheetFailed = (l) => {
+    if (!l.sheet) return true;
+    const entry = performance.getEntriesByName(l.href).find((e) => e.entryType === 'resource');
+    if (entry && entry.responseStatus >= 400) return true;
+    try {
+      return l.sheet.cssRules.length === 0;
+    } catch (e) {
+      return false;
+    }
+  };
+  const stylesheets = {
+    linked: links.length,
+    failed: links.filter(sheetFailed).map((l) => String(l.href).slice(0, 300)).slice(0, 8),
+  };
   if (!doc) {
-    return { palette: [], fonts: [], type_scale: [], spacing: [], radii: [], shadows: [], background: '#ffffff', foreground: '#000000' };
+    return { palette: [], fonts: [], type_scale: [], spacing: [], radii: [], shadows: [], background: '#ffffff', foreground: '#000000', status, stylesheets };
   }
   const sx = window.scrollX || 0;
   const sy = window.scrollY || 0;
@@ -110,6 +139,65 @@
     const n = parseFloat(v);
     return Number.isFinite(n) ? n : 0;
   };
+  // Spacing a rule does not state as a length: `auto` (centring) and
+  // values relative to the layout (%, vw, calc(), …). Read from the rules
+  // the page's readable stylesheets give (cross-origin ones throw) and from
+  // inline styles; bounded to 5000 rules and 200 selectors.
+  const SPACING_PROPS = ['marginTop', 'marginRight', 'marginBottom', 'marginLeft', 'paddingTop', 'paddingRight', 'paddingBottom', 'paddingLeft', 'rowGap', 'columnGap'];
+  const LOGICAL = { marginLeft: ['marginInlineStart', 'marginInline'], marginRight: ['marginInlineEnd', 'marginInline'], paddingLeft: ['paddingInlineStart', 'paddingInline'], paddingRight: ['paddingInlineEnd', 'paddingInline'] };
+  const relative = (v) => !!v && /auto|%|vw|vh|vmin|vmax|calc|min\(|max\(|clamp|fit-content/i.test(v);
+  const relativeProps = (style) => {
+    const out = [];
+    for (const prop of SPACING_PROPS) {
+      const vals = [style[prop], ...(LOGICAL[prop] || []).map((p) => style[p])];
+      if (vals.some(relative)) out.push(prop);
+    }
+    return out;
+  };
+  const layoutRules = []; // {selector, props}
+  let rulesSeen = 0;
+  const collect = (rules, depth) => {
+    for (const rule of rules) {
+      if (++rulesSeen > 5000 || layoutRules.length >= 200) return;
+      if (rule.selectorText && rule.style) {
+        const props = relativeProps(rule.style);
+        if (props.length) layoutRules.push({ selector: rule.selectorText, props });
+      }
+      if (rule.cssRules && depth < 4) {
+        try {
+          collect(rule.cssRules, depth + 1);
+        } catch (e) {
+          // An unreadable group: skipped.
+        }
+      }
+    }
+  };
+  for (const sheet of document.styleSheets) {
+    try {
+      collect(sheet.cssRules, 0);
+    } catch (e) {
+      // Cross-origin: not readable.
+    }
+  }
+  const layoutProps = (el, s) => {
+    const out = new Set(relativeProps(el.style || {}));
+    for (const r of layoutRules) {
+      try {
+        if (el.matches(r.selector)) for (const p of r.props) out.add(p);
+      } catch (e) {
+        // A selector this engine cannot match here (pseudo-elements).
+      }
+    }
+    // Centring that no readable rule explains (a cross-origin sheet): equal
+    // side margins on a box whose width is capped.
+    const ml = px(s.marginLeft);
+    const mr = px(s.marginRight);
+    if (ml > 0 && Math.abs(ml - mr) <= 1 && s.maxWidth !== 'none') {
+      out.add('marginLeft');
+      out.add('marginRight');
+    }
+    return out;
+  };
   const range = document.createRange();
   const canCheck = typeof Element.prototype.checkVisibility === 'function';
 
@@ -175,11 +263,14 @@
       if (size > 0) add(sizes, size, tArea);
     }
 
-    // Spacing: margins, paddings and gaps (each distinct value once per element).
+    // Spacing: margins, paddings and gaps stated as lengths (each distinct
+    // value once per element); centring and layout values left out.
     const seen = new Set();
-    for (const prop of ['marginTop', 'marginRight', 'marginBottom', 'marginLeft', 'paddingTop', 'paddingRight', 'paddingBottom', 'paddingLeft', 'rowGap', 'columnGap']) {
+    const skip = layoutProps(el, s);
+    for (const prop of SPACING_PROPS) {
+      if (skip.has(prop)) continue;
       const v = Math.round(px(s[prop]));
-      if (v > 0 && v <= 400 && !seen.has(v)) {
+      if (v > 0 && v <= MAX_SPACING && !seen.has(v)) {
         seen.add(v);
         add(spacing, v, 1);
       }
@@ -242,5 +333,7 @@
       .map(([k]) => k),
     background: cover || hex(canvas),
     foreground: top(textArea, '#000000'),
+    status,
+    stylesheets,
   };
 })()

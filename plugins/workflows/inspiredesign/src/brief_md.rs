@@ -3,9 +3,9 @@
 //! reference's own tokens. Page-derived text is escaped for Markdown.
 
 use crate::color::{self, Rgb};
-use crate::rank;
 use crate::study::{Study, clip, label, pct};
 use crate::tokens::System;
+use crate::{fonts, rank};
 use std::fmt::Write;
 
 /// Page text as inert Markdown on one line: every ASCII punctuation
@@ -35,6 +35,14 @@ pub fn md_text(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// `s` with its first letter in upper case.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// What a proposed colour is for: background, text or accent (or nothing).
@@ -89,9 +97,28 @@ pub fn render(study: &Study) -> String {
             md_text(&clip(&reference.url, 300)),
             md_text(&rank::why(&r.standing)),
         );
+        if let Some(why) = &reference.unstyled {
+            let _ = writeln!(
+                md,
+                "   **{}**; weighted out of the proposed system.  ",
+                md_text(&capitalized(&clip(why, 300)))
+            );
+        }
         if let Some(shot) = &reference.screenshot {
             let _ = writeln!(md, "   Screenshot: `{shot}`");
         }
+    }
+    if !study.duplicates.is_empty() {
+        let list: Vec<String> = study
+            .duplicates
+            .iter()
+            .map(|u| md_text(&clip(u, 300)))
+            .collect();
+        let _ = writeln!(
+            md,
+            "\nGiven more than once, read once: {}.",
+            list.join(", ")
+        );
     }
     let unread: Vec<_> = study.unread().collect();
     if !unread.is_empty() {
@@ -117,6 +144,17 @@ pub fn render(study: &Study) -> String {
         .map(|r| format!("{} ({:.2})", md_text(&label(&r.reference)), r.weight))
         .collect();
     let _ = writeln!(md, "Weighted from: {}.\n", from.join(", "));
+    let out: Vec<String> = study
+        .unstyled()
+        .map(|r| md_text(&label(&r.reference)))
+        .collect();
+    if !out.is_empty() {
+        let _ = writeln!(
+            md,
+            "Left out (rendered with default styles): {}.\n",
+            out.join(", ")
+        );
+    }
     let _ = writeln!(
         md,
         "Background `{}`, text `{}`{}.\n",
@@ -139,7 +177,13 @@ pub fn render(study: &Study) -> String {
     }
     md.push_str("\n### Type\n\n");
     for f in &s.fonts {
-        let _ = writeln!(md, "- {} ({})", md_text(&f.value), md_text(&pct(f.share)));
+        let _ = writeln!(
+            md,
+            "- {} ({}; generic fallback: {})",
+            md_text(&f.value),
+            md_text(&pct(f.share)),
+            fonts::generic(&f.value)
+        );
     }
     let _ = writeln!(md, "\nScale: {}\n", px_list(&s.type_scale));
     let _ = writeln!(md, "### Spacing\n\n{}\n", px_list(&s.spacing));
@@ -198,7 +242,7 @@ mod tests {
         assert!(md.contains("3 of 4 references read"));
         let calm = md.find("1. **Fernleaf Journal").expect("calm first");
         assert!(md[calm..].contains("Matched: calm \\(title, text\\)"));
-        assert!(md.contains("Screenshot: `screenshots/ref-3.png`"));
+        assert!(md[calm..].contains("Screenshot: `screenshots/ref-1.png`"));
         assert!(md.contains("| `#f6f0e1` | "));
         assert!(md.contains("| background |"));
         assert!(md.contains("accent `#2f5d3a`"));
@@ -225,5 +269,26 @@ mod tests {
             .match_indices('<')
             .filter(|(i, _)| !md[..*i].ends_with('\\'));
         assert_eq!(bare.count(), 0, "{md}");
+    }
+
+    #[test]
+    fn default_styled_references_are_flagged_and_left_out() {
+        let md = render(&crate::study::tests::studio_study());
+        assert!(
+            md.contains("2. **Warm orange studio with clean sans type** (score 15, weight 0.00)"),
+            "{md}"
+        );
+        assert!(md.contains(
+            "   **Rendered with default styles: none of its 2 stylesheets loaded \\(first: http://127.0.0.1:9/design/missing/broken.css\\)**; weighted out of the proposed system."
+        ), "{md}");
+        assert!(md.contains("Weighted from: Kiln \\& Co — a ceramics studio (1.00)."));
+        assert!(md.contains("Left out (rendered with default styles): Warm orange studio with clean sans type, Warm orange notes."));
+        assert!(md.contains("accent `#d9480f`"));
+        assert!(md.contains("- \"Helvetica Neue\", Helvetica, Arial, sans-serif (62%; generic fallback: sans-serif)"), "{md}");
+        assert!(md.contains("- Georgia, serif ("));
+        assert!(md.contains(
+            "Given more than once, read once: http://127.0.0.1:9/design/studio.html\\#again."
+        ));
+        assert!(md.contains("### Spacing\n\n8, 12, 16, 24, 32, 48, 64 px\n"));
     }
 }

@@ -11,6 +11,8 @@
 
 pub mod brief_md;
 pub mod color;
+pub mod defaults;
+pub mod fonts;
 pub mod rank;
 pub mod report_html;
 pub mod study;
@@ -32,8 +34,17 @@ const MAX_TEXT: usize = 50_000;
 /// The workflow (exported as the component's `workflow` interface).
 pub struct Flow;
 
+/// What a run was asked: the brief, the reference URLs (each once, in the
+/// order given) and the duplicates left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub brief: String,
+    pub urls: Vec<String>,
+    pub duplicates: Vec<String>,
+}
+
 /// The brief and the reference URLs from the run's input.
-pub fn params(input: &Value) -> Result<(String, Vec<String>), Error> {
+pub fn params(input: &Value) -> Result<Params, Error> {
     let brief = input["brief"]
         .as_str()
         .unwrap_or_default()
@@ -44,7 +55,7 @@ pub fn params(input: &Value) -> Result<(String, Vec<String>), Error> {
             "--brief is required: describe the design you want".into(),
         ));
     }
-    let urls: Vec<String> = match &input["url"] {
+    let given: Vec<String> = match &input["url"] {
         Value::String(s) => vec![s.clone()],
         Value::Array(a) => a
             .iter()
@@ -56,13 +67,51 @@ pub fn params(input: &Value) -> Result<(String, Vec<String>), Error> {
             .collect::<Result<_, _>>()?,
         _ => Vec::new(),
     };
-    if urls.is_empty() || urls.len() > MAX_URLS {
+    if given.is_empty() || given.len() > MAX_URLS {
         return Err(Error::InvalidInput(format!(
             "give 1 to {MAX_URLS} reference pages with --url (got {})",
-            urls.len()
+            given.len()
         )));
     }
-    Ok((brief, urls))
+    let mut urls: Vec<String> = Vec::new();
+    let mut duplicates = Vec::new();
+    for u in given {
+        if urls.iter().any(|k| same_page(k, &u)) {
+            duplicates.push(u);
+        } else {
+            urls.push(u);
+        }
+    }
+    Ok(Params {
+        brief,
+        urls,
+        duplicates,
+    })
+}
+
+/// Whether two URLs name the same page: equal once trimmed, without their
+/// fragment, with scheme and host in lower case and an empty path as `/`.
+pub fn same_page(a: &str, b: &str) -> bool {
+    fn key(u: &str) -> String {
+        let u = u.trim();
+        let u = u.split('#').next().unwrap_or_default();
+        let Some((scheme, rest)) = u.split_once("://") else {
+            return u.to_string();
+        };
+        let cut = rest.find(['/', '?']).unwrap_or(rest.len());
+        let (host, tail) = rest.split_at(cut);
+        let tail = if tail.starts_with('/') {
+            tail.to_string()
+        } else {
+            format!("/{tail}")
+        };
+        format!(
+            "{}://{}{tail}",
+            scheme.to_ascii_lowercase(),
+            host.to_ascii_lowercase()
+        )
+    }
+    key(a) == key(b)
 }
 
 /// The runtime failure code for a host error.
@@ -85,7 +134,7 @@ pub fn nothing_read(problems: &[Problem]) -> Error {
         .iter()
         .map(|p| format!("{} ({}: {}: {})", p.url, p.step, p.code, p.message))
         .collect();
-    let message = format!("no reference page could be read: {}", each.join("; "));
+    let message = format!("no reference page could be used: {}", each.join("; "));
     if !problems.is_empty() && problems.iter().all(|p| p.code == "policy_blocked") {
         Error::Denied(message)
     } else {
@@ -102,7 +151,19 @@ fn first_text(page: &str, selector: &str) -> Option<String> {
         .find(|t| !t.is_empty())
 }
 
-/// Reads an open page: tokens (required), then screenshot, title, text.
+/// The failure code for a page that answered HTTP `status` (≥ 400).
+pub fn http_code(status: u16) -> &'static str {
+    match status {
+        404 | 410 => "not_found",
+        401 | 403 => "auth",
+        429 => "rate_limited",
+        _ => "upstream",
+    }
+}
+
+/// Reads an open page: tokens (required; an HTTP error page is a failed
+/// reference), then screenshot, title, text. A page that rendered with the
+/// browser's default styles is read but flagged (and weighted out).
 fn read_open(
     number: usize,
     url: &str,
@@ -113,23 +174,29 @@ fn read_open(
         .and_then(|t| Tokens::parse(&t).map_err(Error::Upstream))
         .map_err(|e| problems.push(problem(number, url, "tokens", &e, true)))
         .ok()?;
-    let name = format!("screenshots/ref-{number}.png");
-    let screenshot = match browser::screenshot(page) {
+    if tokens.status >= 400 {
+        problems.push(Problem {
+            number,
+            url: url.to_string(),
+            step: "open".into(),
+            code: http_code(tokens.status).into(),
+            message: format!("the page answered HTTP {}", tokens.status),
+            fatal: true,
+        });
+        return None;
+    }
+    let (unstyled, styles) = study::styles(number, url, &tokens);
+    problems.extend(styles);
+    let png = match browser::screenshot(page) {
         Ok(png) if png.is_empty() => {
             let e = Error::Upstream("the screenshot was empty".into());
             problems.push(problem(number, url, "screenshot", &e, false));
-            None
+            Vec::new()
         }
-        Ok(png) => match artifacts::write(&name, &png) {
-            Ok(_) => Some(name),
-            Err(e) => {
-                problems.push(problem(number, url, "screenshot", &e, false));
-                None
-            }
-        },
+        Ok(png) => png,
         Err(e) => {
             problems.push(problem(number, url, "screenshot", &e, false));
-            None
+            Vec::new()
         }
     };
     let text = browser::text(page).unwrap_or_else(|e| {
@@ -145,7 +212,9 @@ fn read_open(
         title,
         text: text.chars().take(MAX_TEXT).collect(),
         tokens,
-        screenshot,
+        unstyled,
+        png,
+        screenshot: None,
     })
 }
 
@@ -158,6 +227,24 @@ fn read(number: usize, url: &str, problems: &mut Vec<Problem>) -> Option<Referen
     let out = read_open(number, url, &page, problems);
     browser::close(&page);
     out
+}
+
+/// Writes each screenshot under its rank's name; one that cannot be
+/// written is a problem and loses its name.
+fn write_screenshots(study: &mut Study) {
+    for r in &mut study.ranked {
+        let rf = &mut r.reference;
+        let png = std::mem::take(&mut rf.png);
+        let Some(name) = rf.screenshot.clone() else {
+            continue;
+        };
+        if let Err(e) = artifacts::write(&name, &png) {
+            study
+                .problems
+                .push(problem(rf.number, &rf.url, "screenshot", &e, false));
+            rf.screenshot = None;
+        }
+    }
 }
 
 impl Workflow for Flow {
@@ -181,7 +268,11 @@ impl Workflow for Flow {
     }
 
     fn run(input: Value) -> Result<Value, Error> {
-        let (brief, urls) = params(&input)?;
+        let Params {
+            brief,
+            urls,
+            duplicates,
+        } = params(&input)?;
         let total = urls.len() as u32;
         let mut refs = Vec::new();
         let mut problems = Vec::new();
@@ -200,12 +291,16 @@ impl Workflow for Flow {
             total,
             total,
         );
-        if refs.is_empty() {
+        // A page of browser defaults is no design: with nothing else, the
+        // run has nothing to propose.
+        if refs.iter().all(|r| r.unstyled.is_some()) {
             return Err(nothing_read(&problems));
         }
         progress("rank", "ranking against the brief and merging tokens", 0, 1);
-        let study = Study::new(&brief, refs, problems, urls.len());
+        let mut study = Study::new(&brief, refs, problems, urls.len());
+        study.duplicates = duplicates;
         progress("rank", "ranked", 1, 1);
+        write_screenshots(&mut study);
 
         progress("render", "writing the brief, tokens and report", 0, 4);
         artifacts::write("design-brief.md", brief_md::render(&study).as_bytes())?;
@@ -248,13 +343,13 @@ mod tests {
 
     #[test]
     fn params_take_a_brief_and_one_to_eight_urls() {
-        let (brief, urls) =
+        let p =
             params(&json!({"brief": "  calm serif ", "url": ["http://a/", "http://b/"]})).unwrap();
-        assert_eq!((brief.as_str(), urls.len()), ("calm serif", 2));
+        assert_eq!((p.brief.as_str(), p.urls.len()), ("calm serif", 2));
         assert_eq!(
             params(&json!({"brief": "x", "url": "http://a/"}))
                 .unwrap()
-                .1,
+                .urls,
             ["http://a/"]
         );
         for bad in [
@@ -267,6 +362,31 @@ mod tests {
         ] {
             assert!(matches!(params(&bad), Err(Error::InvalidInput(_))), "{bad}");
         }
+    }
+
+    #[test]
+    fn duplicate_urls_are_read_once() {
+        let p = params(&json!({"brief": "x", "url": [
+            "http://a.test/p", "http://b.test/", "HTTP://A.test/p#top", " http://a.test/p ",
+            "http://b.test", "http://a.test/p?x=1",
+        ]}))
+        .unwrap();
+        assert_eq!(
+            p.urls,
+            ["http://a.test/p", "http://b.test/", "http://a.test/p?x=1"]
+        );
+        assert_eq!(
+            p.duplicates,
+            ["HTTP://A.test/p#top", " http://a.test/p ", "http://b.test"]
+        );
+    }
+
+    #[test]
+    fn http_errors_have_their_failure_codes() {
+        assert_eq!(http_code(404), "not_found");
+        assert_eq!(http_code(410), "not_found");
+        assert_eq!(http_code(403), "auth");
+        assert_eq!(http_code(500), "upstream");
     }
 
     #[test]

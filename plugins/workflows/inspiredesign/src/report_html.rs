@@ -7,9 +7,9 @@
 
 use crate::brief_md::role;
 use crate::color;
-use crate::rank;
 use crate::study::{Study, clip, label, pct};
 use crate::tokens::{System, Tokens};
+use crate::{fonts, rank};
 use std::fmt::Write;
 
 /// Escapes text for HTML content and quoted attribute values.
@@ -45,7 +45,7 @@ section{background:#fff;border:1px solid #e3e3e3;border-radius:8px;padding:16px 
 .row{display:flex;align-items:center;gap:12px;margin:4px 0;font-size:12px}.radii{display:flex;gap:24px}.bar{height:12px;background:#7a8cff}\
 .radius{width:64px;height:64px;background:#dde3ff;border:1px solid #7a8cff}\
 .shadow{width:96px;height:48px;background:#fff;margin:12px 24px 12px 0;border:1px solid #eee}\
-.shot{max-width:100%;border:1px solid #ddd;border-radius:4px}.muted{color:#666;font-size:13px}code{font-size:12px}";
+.flag{background:#fff4e5;border-left:4px solid #d9480f;padding:6px 10px}.shot{max-width:100%;border:1px solid #ddd;border-radius:4px}.muted{color:#666;font-size:13px}code{font-size:12px}";
 
 const SAMPLE: &str = "The quick brown fox jumps over the lazy dog";
 
@@ -75,6 +75,13 @@ pub fn render(study: &Study) -> String {
             r.weight,
             esc(&rank::why(&r.standing))
         );
+        if let Some(why) = &rf.unstyled {
+            let _ = writeln!(
+                h,
+                "<p class=\"flag\">{}; weighted out of the proposed system.</p>",
+                esc(&clip(why, 300))
+            );
+        }
         if let Some(shot) = &rf.screenshot {
             let _ = writeln!(
                 h,
@@ -124,8 +131,17 @@ fn swatch(h: &mut String, hex: &str, caption: &str) {
     );
 }
 
+/// Type specimens of a stack at the scale's sizes (largest first), set
+/// with its generic fallback, which the caption names.
 fn specimens(h: &mut String, family: &str, sizes: &[u32], note: &str) {
-    let _ = writeln!(h, "<p class=\"muted\">{} {}</p>", esc(family), esc(note));
+    let stack = fonts::with_generic(family);
+    let _ = writeln!(
+        h,
+        "<p class=\"muted\">{} {} &middot; generic fallback: {}</p>",
+        esc(family),
+        esc(note),
+        fonts::generic(&stack)
+    );
     let mut sizes: Vec<u32> = sizes.iter().copied().filter(|s| *s <= 120).collect();
     if sizes.is_empty() {
         sizes.push(16);
@@ -134,7 +150,7 @@ fn specimens(h: &mut String, family: &str, sizes: &[u32], note: &str) {
         let _ = writeln!(
             h,
             "<div class=\"specimen\" style=\"font-family:{};font-size:{size}px\">{size}px &middot; {SAMPLE}</div>",
-            esc(&css_family(family))
+            esc(&css_family(&stack))
         );
     }
 }
@@ -255,7 +271,9 @@ mod tests {
         assert!(!html.contains("<img src=x"));
         assert!(html.contains("&lt;/h3&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(!html.contains("href=\"javascript"));
-        assert!(html.contains("font-family:xbackgroundurleviltesta&quot;script;font-size"));
+        assert!(
+            html.contains("font-family:xbackgroundurleviltesta&quot;script, sans-serif;font-size")
+        );
         assert!(html.contains("box-shadow:0 0 1px red background-image url(httpevil.test)\""));
         assert!(!html.contains("url('http"));
         assert!(html.contains("&lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;"));
@@ -266,6 +284,37 @@ mod tests {
         assert_eq!(
             css_shadow("0 0 1px red; y: url('/a')"),
             "0 0 1px red y url(a)"
+        );
+    }
+
+    #[test]
+    fn specimens_name_their_generic_fallback_and_flags_show() {
+        let html = render(&crate::study::tests::studio_study());
+        assert!(
+            html.contains(
+                "<p class=\"muted\">Georgia, serif (38%) &middot; generic fallback: serif</p>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("font-family:Georgia, serif;font-size:48px"));
+        // A reference's own stack, which names no generic, is set with one.
+        assert!(html.contains(
+            "font-family:&quot;Helvetica Neue&quot;, Helvetica, Arial, sans-serif;font-size:48px"
+        ));
+        assert!(html.contains(
+            "<p class=\"flag\">rendered with default styles: none of its 2 stylesheets loaded"
+        ));
+        let shots: Vec<&str> = html
+            .match_indices("src=\"screenshots/")
+            .map(|(i, _)| &html[i + 5..i + 26])
+            .collect();
+        assert_eq!(
+            shots,
+            [
+                "screenshots/ref-1.png",
+                "screenshots/ref-2.png",
+                "screenshots/ref-3.png"
+            ]
         );
     }
 }

@@ -2,6 +2,7 @@
 //! ranking, the merged system, what failed — and its JSON renderings
 //! (tokens.json, references.json, the run's summary and context).
 
+use crate::defaults;
 use crate::rank::{self, Page, Standing};
 use crate::tokens::{self, System, Tokens};
 use webrig_workflow_sdk::serde_json::{Value, json};
@@ -9,14 +10,20 @@ use webrig_workflow_sdk::serde_json::{Value, json};
 /// One reference page that was read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
-    /// Its position among the given URLs, from 1 (`screenshots/ref-N.png`).
+    /// Its position among the given URLs, from 1.
     pub number: usize,
     pub url: String,
     pub title: String,
     /// Its visible text (for ranking; not kept in the outputs).
     pub text: String,
     pub tokens: Tokens,
-    /// The bundle name of its screenshot, when one was taken.
+    /// Why it rendered with the browser's default styles (then it is
+    /// weighted out of the merge), or None.
+    pub unstyled: Option<String>,
+    /// Its screenshot (PNG), until written; empty when none was taken.
+    pub png: Vec<u8>,
+    /// The bundle name of its screenshot, `screenshots/ref-<rank>.png`,
+    /// given once ranked.
     pub screenshot: Option<String>,
 }
 
@@ -50,12 +57,16 @@ pub struct Study {
     pub ranked: Vec<Ranked>,
     pub system: System,
     pub problems: Vec<Problem>,
-    /// How many URLs were given.
+    /// How many distinct URLs were given.
     pub given: usize,
+    /// URLs given again (read once).
+    pub duplicates: Vec<String>,
 }
 
 impl Study {
     /// Ranks the references against the brief and merges their tokens.
+    /// References that rendered with default styles rank after every
+    /// styled one and weigh nothing; screenshots are named by rank.
     pub fn new(brief: &str, refs: Vec<Reference>, problems: Vec<Problem>, given: usize) -> Study {
         let pages: Vec<Page> = refs
             .iter()
@@ -65,11 +76,15 @@ impl Study {
                 tokens: &r.tokens,
             })
             .collect();
-        let standings = rank::rank(brief, &pages);
-        let weights = rank::weights(&standings);
-        let mut slots: Vec<Option<Reference>> = refs.into_iter().map(Some).collect();
-        let ranked: Vec<Ranked> = standings
+        let (styled, unstyled): (Vec<Standing>, Vec<Standing>) = rank::rank(brief, &pages)
             .into_iter()
+            .partition(|s| refs.get(s.index).is_some_and(|r| r.unstyled.is_none()));
+        let mut weights = rank::weights(&styled);
+        weights.resize(styled.len() + unstyled.len(), 0.0);
+        let mut slots: Vec<Option<Reference>> = refs.into_iter().map(Some).collect();
+        let ranked: Vec<Ranked> = styled
+            .into_iter()
+            .chain(unstyled)
             .zip(weights)
             .filter_map(|(standing, weight)| {
                 let reference = slots.get_mut(standing.index)?.take()?;
@@ -78,6 +93,12 @@ impl Study {
                     standing,
                     weight,
                 })
+            })
+            .enumerate()
+            .map(|(i, mut r)| {
+                r.reference.screenshot =
+                    (!r.reference.png.is_empty()).then(|| format!("screenshots/ref-{}.png", i + 1));
+                r
             })
             .collect();
         let pairs: Vec<(f64, &Tokens)> = ranked
@@ -92,6 +113,7 @@ impl Study {
             system,
             problems,
             given,
+            duplicates: Vec::new(),
         }
     }
 
@@ -108,6 +130,34 @@ impl Study {
     pub fn unread(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| p.fatal)
     }
+
+    /// The read references that rendered with default styles.
+    pub fn unstyled(&self) -> impl Iterator<Item = &Ranked> {
+        self.ranked
+            .iter()
+            .filter(|r| r.reference.unstyled.is_some())
+    }
+}
+
+/// Whether a read page rendered with the browser's default styles (the
+/// reason), and the problems its styles make: a page of defaults, or
+/// stylesheets that failed while others loaded.
+pub fn styles(number: usize, url: &str, tokens: &Tokens) -> (Option<String>, Vec<Problem>) {
+    let unstyled = defaults::unstyled(tokens);
+    let problems = unstyled
+        .iter()
+        .cloned()
+        .chain(defaults::partly_unstyled(tokens))
+        .map(|message| Problem {
+            number,
+            url: url.to_string(),
+            step: "styles".into(),
+            code: "upstream".into(),
+            message,
+            fatal: false,
+        })
+        .collect();
+    (unstyled, problems)
 }
 
 /// The proposed system as JSON.
@@ -167,7 +217,8 @@ pub fn references_json(study: &Study) -> Value {
                 })).collect::<Vec<_>>(),
                 "weight": (r.weight * 1000.0).round() / 1000.0,
                 "screenshot": r.reference.screenshot,
-                "status": "read",
+                "status": if r.reference.unstyled.is_some() { "default_styles" } else { "read" },
+                "default_styles": r.reference.unstyled,
                 "problems": problems_of(study, r.reference.number),
             })
         })
@@ -239,10 +290,15 @@ pub fn summary(study: &Study) -> String {
     )];
     for (i, r) in study.ranked.iter().take(4).enumerate() {
         lines.push(format!(
-            "{}. {} (score {}) {}",
+            "{}. {} (score {}{}) {}",
             i + 1,
             label(&r.reference),
             r.standing.score,
+            if r.reference.unstyled.is_some() {
+                "; default styles, weighted out"
+            } else {
+                ""
+            },
             clip(&r.reference.url, 60)
         ));
     }
@@ -271,10 +327,17 @@ pub fn summary(study: &Study) -> String {
     ));
     if !study.problems.is_empty() {
         lines.push(format!(
-            "Failures: {}, {} of {} references not read; see references.json",
+            "Failures: {}, {} of {} references not read, {} with default styles; see references.json",
             study.problems.len(),
             study.unread().count(),
-            study.given
+            study.given,
+            study.unstyled().count()
+        ));
+    }
+    if !study.duplicates.is_empty() {
+        lines.push(format!(
+            "{} duplicate URL(s) read once",
+            study.duplicates.len()
         ));
     }
     lines.truncate(10);
@@ -302,6 +365,8 @@ pub fn context(study: &Study) -> Value {
             "radii": s.radii,
         },
         "failures": study.problems.len(),
+        "default_styles": study.unstyled().map(|r| clip(&r.reference.url, 200)).collect::<Vec<_>>(),
+        "duplicates": study.duplicates.len(),
         "files": ["design-brief.md", "tokens.json", "references.json", "report.html"],
     })
 }

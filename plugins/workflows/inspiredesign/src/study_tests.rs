@@ -15,7 +15,9 @@ fn reference(number: usize, name: &str, html: &str, tokens: Tokens) -> Reference
         title: doc.find("title").map(|t| doc.text(t)).unwrap_or_default(),
         text: doc.find("body").map(|b| doc.text(b)).unwrap_or_default(),
         tokens,
-        screenshot: Some(format!("screenshots/ref-{number}.png")),
+        unstyled: None,
+        png: b"\x89PNG".to_vec(),
+        screenshot: None,
     }
 }
 
@@ -82,7 +84,10 @@ fn references_json_lists_every_url() {
     assert_eq!(list.len(), 4);
     assert_eq!(list[0]["number"], 3);
     assert_eq!(list[0]["rank"], 1);
-    assert_eq!(list[0]["screenshot"], "screenshots/ref-3.png");
+    assert_eq!(
+        list[0]["screenshot"], "screenshots/ref-1.png",
+        "named by rank"
+    );
     assert_eq!(list[0]["matched"][0]["word"], "calm");
     assert_eq!(list[3]["status"], "failed");
     assert_eq!(list[3]["problems"][0]["code"], "policy_blocked");
@@ -131,4 +136,115 @@ fn percentages_show_slivers() {
 fn clip_cuts_on_characters() {
     assert_eq!(clip("  a \n b ", 10), "a b");
     assert_eq!(clip("ééééé", 3), "éé…");
+}
+
+/// The design/ fixtures: broken (the brief's own words in its title, but
+/// its stylesheets 404), then studio (styled), then plain (no styles).
+pub fn studio_study() -> Study {
+    use crate::tokens::tests::{broken, plain, studio};
+    let mut problems = Vec::new();
+    let mut page = |number: usize, name: &str, html: &str, tokens: Tokens| {
+        let mut r = reference(number, name, html, tokens);
+        let (unstyled, found) = styles(number, &r.url, &r.tokens);
+        r.unstyled = unstyled;
+        problems.extend(found);
+        r
+    };
+    let refs = vec![
+        page(
+            1,
+            "broken",
+            include_str!("../../../../tests/fixtures/web/design/broken.html"),
+            broken(),
+        ),
+        page(
+            2,
+            "studio",
+            include_str!("../../../../tests/fixtures/web/design/studio.html"),
+            studio(),
+        ),
+        page(
+            3,
+            "plain",
+            include_str!("../../../../tests/fixtures/web/design/plain.html"),
+            plain(),
+        ),
+    ];
+    let mut s = Study::new("warm orange studio with clean sans type", refs, problems, 3);
+    s.duplicates = vec![format!("{ORIGIN}/design/studio.html#again")];
+    s
+}
+
+#[test]
+fn default_styled_references_rank_last_and_weigh_nothing() {
+    let s = studio_study();
+    let order: Vec<(usize, f64)> = s
+        .ranked
+        .iter()
+        .map(|r| (r.reference.number, r.weight))
+        .collect();
+    // broken matches the brief best by its words, but shows no design.
+    assert!(s.ranked[1].standing.score > s.ranked[0].standing.score);
+    assert_eq!(order, [(2, 1.0), (1, 0.0), (3, 0.0)]);
+    assert_eq!(s.system.background, "#fbf7f2");
+    assert_eq!(s.system.accent.as_deref(), Some("#d9480f"));
+    assert!(s.system.fonts.iter().all(|f| !f.value.contains("Times")));
+    assert_eq!(s.unstyled().count(), 2);
+}
+
+#[test]
+fn screenshots_are_numbered_in_rank_order() {
+    let s = studio_study();
+    let shots: Vec<(usize, Option<&str>)> = s
+        .ranked
+        .iter()
+        .map(|r| (r.reference.number, r.reference.screenshot.as_deref()))
+        .collect();
+    assert_eq!(
+        shots,
+        [
+            (2, Some("screenshots/ref-1.png")),
+            (1, Some("screenshots/ref-2.png")),
+            (3, Some("screenshots/ref-3.png")),
+        ]
+    );
+    // No screenshot taken: no name.
+    let mut refs: Vec<Reference> = s.ranked.iter().map(|r| r.reference.clone()).collect();
+    refs[0].png.clear();
+    let again = Study::new(&s.brief, refs, vec![], 3);
+    assert_eq!(again.ranked[0].reference.screenshot, None);
+    assert_eq!(
+        again.ranked[1].reference.screenshot.as_deref(),
+        Some("screenshots/ref-2.png")
+    );
+}
+
+#[test]
+fn outputs_flag_default_styles_and_duplicates() {
+    let s = studio_study();
+    let refs = references_json(&s);
+    assert_eq!(refs[0]["status"], "read");
+    assert_eq!(refs[1]["status"], "default_styles");
+    assert!(
+        refs[1]["default_styles"]
+            .as_str()
+            .unwrap()
+            .contains("none of its 2 stylesheets loaded")
+    );
+    let text = summary(&s);
+    assert!(
+        text.contains(
+            "2. Warm orange studio with clean sans type (score 15; default styles, weighted out)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("1 duplicate URL(s) read once"), "{text}");
+    assert!(
+        text.contains("Failures: 2, 0 of 3 references not read, 2 with default styles"),
+        "{text}"
+    );
+    assert_eq!(s.status(), "partial");
+    let c = context(&s);
+    assert_eq!(c["default_styles"].as_array().unwrap().len(), 2);
+    assert_eq!(c["duplicates"], 1);
 }

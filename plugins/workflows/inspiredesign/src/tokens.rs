@@ -3,6 +3,7 @@
 //! the merge of several references' tokens into one proposed system.
 
 use crate::color::{self, Rgb};
+use crate::{defaults, fonts};
 use webrig_workflow_sdk::serde_json::{Value, json};
 
 /// One colour and the pixels painted with it.
@@ -30,6 +31,17 @@ pub struct Tokens {
     pub shadows: Vec<String>,
     pub background: String,
     pub foreground: String,
+    /// The document's HTTP status (0 when the page could not tell).
+    pub status: u16,
+    pub stylesheets: Stylesheets,
+}
+
+/// The page's linked stylesheets and those that failed to load.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stylesheets {
+    pub linked: usize,
+    /// Their URLs (at most 8).
+    pub failed: Vec<String>,
 }
 
 /// Longest font stack or shadow kept from a page.
@@ -98,6 +110,24 @@ impl Tokens {
                 .collect(),
             background,
             foreground,
+            status: v["status"]
+                .as_u64()
+                .and_then(|n| u16::try_from(n).ok())
+                .unwrap_or(0),
+            stylesheets: Stylesheets {
+                linked: v["stylesheets"]["linked"]
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .unwrap_or(0),
+                failed: v["stylesheets"]["failed"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .take(8)
+                    .map(|u| u.chars().take(MAX_CSS * 2).collect())
+                    .collect(),
+            },
         })
     }
 
@@ -112,6 +142,8 @@ impl Tokens {
             "shadows": self.shadows,
             "background": self.background,
             "foreground": self.foreground,
+            "status": self.status,
+            "stylesheets": {"linked": self.stylesheets.linked, "failed": self.stylesheets.failed},
         })
     }
 }
@@ -202,7 +234,14 @@ pub fn merge(refs: &[(f64, &Tokens)]) -> System {
             }
         }
     }
-    let fonts = shares(fonts, 3);
+    // Each proposed stack names the generic it falls back to.
+    let fonts: Vec<Share> = shares(fonts, 3)
+        .into_iter()
+        .map(|f| Share {
+            value: fonts::with_generic(&f.value),
+            share: f.share,
+        })
+        .collect();
 
     let near = |a: &str, b: &str| match (
         color::parse(a, Rgb(255, 255, 255)),
@@ -212,10 +251,12 @@ pub fn merge(refs: &[(f64, &Tokens)]) -> System {
         _ => false,
     };
     // The accent: share × chroma, so a little vivid colour can beat a lot
-    // of a muted one.
+    // of a muted one; never a colour the browser paints by default (link
+    // blue, button grey), which no design chose.
     let accent = all
         .iter()
         .filter(|s| !near(&s.value, &first.background) && !near(&s.value, &first.foreground))
+        .filter(|s| !defaults::is_default_accent(&s.value))
         .filter_map(|s| {
             let chroma = color::parse(&s.value, Rgb(255, 255, 255))?.hcl().1;
             (chroma >= 0.15).then_some((s, s.share * chroma))

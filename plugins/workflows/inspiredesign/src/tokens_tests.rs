@@ -12,6 +12,18 @@ pub fn brutal() -> Tokens {
 pub fn neon() -> Tokens {
     Tokens::parse(include_str!("../testdata/neon.json")).unwrap()
 }
+/// tests/fixtures/web/design/studio.html: styled by a stylesheet that loads.
+pub fn studio() -> Tokens {
+    Tokens::parse(include_str!("../testdata/studio.json")).unwrap()
+}
+/// tests/fixtures/web/design/broken.html: both stylesheets answer 404.
+pub fn broken() -> Tokens {
+    Tokens::parse(include_str!("../testdata/broken.json")).unwrap()
+}
+/// tests/fixtures/web/design/plain.html: no styles at all.
+pub fn plain() -> Tokens {
+    Tokens::parse(include_str!("../testdata/plain.json")).unwrap()
+}
 
 #[test]
 fn reads_the_hosts_tokens() {
@@ -112,4 +124,58 @@ fn weights_decide_what_the_merge_keeps() {
 #[test]
 fn nothing_to_merge() {
     assert_eq!(merge(&[]), System::default());
+}
+
+#[test]
+fn reads_how_the_page_arrived() {
+    let t = broken();
+    assert_eq!(t.status, 200);
+    assert_eq!(t.stylesheets.linked, 2);
+    assert_eq!(
+        t.stylesheets.failed,
+        [
+            "http://127.0.0.1:9/design/missing/broken.css",
+            "http://127.0.0.1:9/status/404/design/theme.css"
+        ]
+    );
+    assert_eq!(studio().stylesheets.failed.len(), 0);
+    // Tokens from an older host say nothing: unknown, not failed.
+    let old = Tokens::parse(r#"{"palette": []}"#).unwrap();
+    assert_eq!((old.status, old.stylesheets.linked), (0, 0));
+}
+
+#[test]
+fn the_accent_is_never_a_browser_default() {
+    // Studio's links in the footer keep the default #0000ee; alone it
+    // would be the most vivid colour. Its own orange is the accent.
+    let mut t = studio();
+    for s in &mut t.palette {
+        if s.color == "#0000ee" {
+            s.area = 30_000.0;
+        }
+    }
+    let s = merge(&[(1.0, &t)]);
+    assert_eq!(s.accent.as_deref(), Some("#d9480f"), "{:?}", s.palette);
+    // A page of defaults has no accent at all.
+    assert_eq!(merge(&[(1.0, &plain())]).accent, None);
+}
+
+#[test]
+fn spacing_leaves_out_centring_margins_and_layout_offsets() {
+    // studio.css centres its wrapper with `margin: 0 auto` (109 px each
+    // side at 1280 px) and offsets its aside by 300 px.
+    assert_eq!(studio().spacing, [8, 12, 16, 24, 32, 48, 64]);
+}
+
+#[test]
+fn proposed_fonts_name_their_generic_fallback() {
+    let s = merge(&[(1.0, &studio())]);
+    let fonts: Vec<&str> = s.fonts.iter().map(|f| f.value.as_str()).collect();
+    assert_eq!(
+        fonts,
+        [
+            "\"Helvetica Neue\", Helvetica, Arial, sans-serif",
+            "Georgia, serif"
+        ]
+    );
 }

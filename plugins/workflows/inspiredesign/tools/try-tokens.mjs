@@ -20,7 +20,8 @@ const chromium = process.env.CHROMIUM || '/usr/lib/chromium/chromium';
 const server = createServer((req, res) => {
   const path = join(folder, decodeURIComponent(new URL(req.url, 'http://x').pathname));
   if (!existsSync(path)) { res.writeHead(404); res.end(); return; }
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  const type = path.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8';
+  res.writeHead(200, { 'content-type': type });
   res.end(readFileSync(path));
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));

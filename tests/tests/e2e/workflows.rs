@@ -1179,3 +1179,80 @@ fn inspiredesign_report_renders(report: &Path, images: usize) {
     let specimens = v["specimens"].to_string();
     assert!(specimens.contains("Georgia, serif"), "{specimens}");
 }
+
+#[test]
+fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
+    let d = Daemon::start_with_config(&small_config(&[])).expect("daemon");
+    // The test guest, allowed the browser and the fixture web.
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(plugins_root().join("tests/workflow-guest/plugin.toml"))
+        .expect("manifest")
+        .replace("http = []", &format!("http = [\"127.0.0.1:{}\"]", web().port()))
+        .replace("browser = \"none\"", "browser = \"read\"")
+        .replace("time_ms = 300", "time_ms = 5000");
+    let manifest = dir.path().join("plugin.toml");
+    std::fs::write(&manifest, text).expect("write");
+    let r = d.cmd(
+        "default",
+        "plugin_install",
+        json!({ "path": wasm_path("workflow_guest"), "manifest": manifest, "grant": true }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // A page that answers after a minute: the guest waits in browser.open.
+    let mut child = std::process::Command::new(webrig_tests::webrig_bin())
+        .args(["run", "workflow", "workflow-guest", "--mode", "browse", "--url"])
+        .arg(web().url("delay/60000/index.html"))
+        .env("WEBRIG_HOME", d.home())
+        .env("WEBRIG_PORT", d.port().to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("cli");
+    let tabs_open = |d: &Daemon| -> u64 {
+        let listed = d.ok("default", "sessions", json!({}));
+        listed["sessions"]
+            .as_array()
+            .map(|l| l.iter().map(|s| s["info"]["tabs"].as_u64().unwrap_or(0)).sum())
+            .unwrap_or(0)
+    };
+    // Wait until the page is opening (a plugin tab exists), then Ctrl-C.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while tabs_open(&d) == 0 {
+        assert!(std::time::Instant::now() < until, "the page never started to open");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let interrupted = std::time::Instant::now();
+    let _ = child.wait();
+    let bundle = only_bundle(&d);
+    let meta_path = bundle.join("meta.json");
+    while !meta_path.exists() {
+        assert!(
+            interrupted.elapsed() < std::time::Duration::from_secs(3),
+            "the run went on after Ctrl-C"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let cancelled_in = interrupted.elapsed();
+    assert!(
+        cancelled_in < std::time::Duration::from_millis(1500),
+        "cancelled after {cancelled_in:?}"
+    );
+    let meta = read_json(&meta_path);
+    assert!(
+        meta["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cancelled"),
+        "{meta}"
+    );
+    // Its tab is gone too.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while tabs_open(&d) > 0 {
+        assert!(std::time::Instant::now() < until, "a tab was left open");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -11,6 +11,7 @@ mod ranking;
 mod rendering;
 mod shells;
 mod small_web;
+mod theme_corpus;
 mod theming;
 
 use crate::input::{Params, parse};

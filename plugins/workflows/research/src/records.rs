@@ -225,9 +225,10 @@ pub fn apply_document(rec: &mut Record, doc: &Document) {
 
 /// The title a read page is reported under: the page's own (its
 /// `og:title`, else `<title>`, as the provider read it), site suffix
-/// dropped — unless it shares no word with the search hit's title and is
-/// no shell: then it is a category or a section name ("Wikimedia list
-/// article"), and the hit's title, which a reader clicked, stands.
+/// dropped — unless fewer than half its words are in the search hit's
+/// title and it is no shell: then it is a category or a section name
+/// ("Wikimedia list article"), and the hit's title, which a reader
+/// clicked, stands.
 fn page_title(page: &str, hit: &str, site: Option<&str>, host: &str) -> String {
     let sites: Vec<&str> = site.into_iter().chain([host]).collect();
     let page = canon::strip_site_suffix_of(page, &sites).trim();
@@ -240,7 +241,9 @@ fn page_title(page: &str, hit: &str, site: Option<&str>, host: &str) -> String {
             .map(|w| crate::terms::stem(&w))
             .collect()
     };
-    let shares = !words(page).is_disjoint(&words(hit));
+    let page_words = words(page);
+    let shared = page_words.intersection(&words(hit)).count();
+    let shares = shared * 2 >= page_words.len();
     let shell = crate::shells::detect("", page, "", false).is_some();
     if shares || shell || words(hit).is_empty() {
         page.to_string()

@@ -43,11 +43,7 @@ pub(super) fn title(doc: &Document, ld: Option<&Value>) -> Option<String> {
     // A JSON-LD `headline` is sometimes a category ("Wikimedia list
     // article"), not the page's title: it counts only when half its
     // words are in the visible title (or there is none).
-    let agrees = |candidate: &String| {
-        visible
-            .as_deref()
-            .is_none_or(|v| shares_word(candidate, v))
-    };
+    let agrees = |candidate: &String| visible.as_deref().is_none_or(|v| shares_word(candidate, v));
     let from_ld = |key: &str| {
         ld.and_then(|l| l.get(key))
             .and_then(meta::ld_text)

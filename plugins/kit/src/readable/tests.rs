@@ -224,6 +224,10 @@ fn a_json_ld_headline_that_is_a_category_loses_to_the_visible_title() {
         "Fuel and epochs"
     );
     // With no visible title, the headline is all there is.
-    let page = r#"<script type="application/ld+json">{"@type":"Article","headline":"Only this"}</script>"#;
-    assert_eq!(extract(&Document::parse(page), "https://x.example/").title, "Only this");
+    let page =
+        r#"<script type="application/ld+json">{"@type":"Article","headline":"Only this"}</script>"#;
+    assert_eq!(
+        extract(&Document::parse(page), "https://x.example/").title,
+        "Only this"
+    );
 }

@@ -122,7 +122,11 @@ pub fn strip_site_suffix(title: &str) -> &str {
 /// [`strip_site_suffix`], also dropping a longer tail that is one of
 /// `sites` (the page's site name, its host), compared by [`slug`].
 pub fn strip_site_suffix_of<'a>(title: &'a str, sites: &[&str]) -> &'a str {
-    let known: Vec<String> = sites.iter().map(|s| slug(s)).filter(|s| !s.is_empty()).collect();
+    let known: Vec<String> = sites
+        .iter()
+        .map(|s| slug(s))
+        .filter(|s| !s.is_empty())
+        .collect();
     let mut t = title.trim();
     loop {
         let cut = SUFFIX_SEPARATORS

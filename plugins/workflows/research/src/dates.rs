@@ -85,7 +85,11 @@ pub fn local_day(input: &str) -> Option<i64> {
     let s = date::normalize(input)?;
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    Some(day_number(y, u32::try_from(m).ok()?, u32::try_from(d).ok()?))
+    Some(day_number(
+        y,
+        u32::try_from(m).ok()?,
+        u32::try_from(d).ok()?,
+    ))
 }
 
 /// `YYYY-MM-DD` of a date string in its own offset ([`local_day`]), for

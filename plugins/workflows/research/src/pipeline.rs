@@ -291,10 +291,7 @@ impl Research {
         if outside.len() > 5 {
             msg.push_str(&format!("; and {} more", outside.len() - 5));
         }
-        let days: Vec<i64> = outside
-            .iter()
-            .filter_map(|d| d.day)
-            .collect();
+        let days: Vec<i64> = outside.iter().filter_map(|d| d.day).collect();
         let today = params.now.div_euclid(dates::DAY);
         if let Some(&oldest) = days.iter().min() {
             let newest = days.iter().copied().max().unwrap_or(oldest);
@@ -311,7 +308,11 @@ impl Research {
             msg.push_str(&format!(
                 "; {} undated snippet{} not shown as results",
                 self.ranked.len(),
-                if self.ranked.len() == 1 { " was" } else { "s were" }
+                if self.ranked.len() == 1 {
+                    " was"
+                } else {
+                    "s were"
+                }
             ));
         }
         msg

@@ -205,7 +205,12 @@ pub fn apply_document(rec: &mut Record, doc: &Document) {
         rec.domain = canon::domain(&rec.url, rec.display_url.as_deref(), None);
     }
     rec.site_name = meta(doc, "site_name").map(str::to_string);
-    rec.title = page_title(doc.title.trim(), &rec.title, rec.site_name.as_deref(), &rec.domain);
+    rec.title = page_title(
+        doc.title.trim(),
+        &rec.title,
+        rec.site_name.as_deref(),
+        &rec.domain,
+    );
     rec.text = doc.text.trim().to_string();
     rec.description = meta(doc, "description").map(str::to_string);
     if let Some(a) = meta(doc, "author") {

@@ -156,8 +156,10 @@ fn bags(records: &[Input], topic: &[String]) -> Bags {
 }
 
 /// TF-IDF unit vectors, one per record.
-/// With `pairs` false, single words only (what similarity is measured
-/// on: pairs are rarer, so they would make every record look unique).
+/// With `pairs` false, single words and only the pairs that two records
+/// or more share (what similarity is measured on: a pair found once is
+/// noise that makes every record look unique; a pair found twice is the
+/// strongest sign two records are about the same thing).
 fn vectors(bags: &Bags, pairs: bool) -> Vec<BTreeMap<String, f64>> {
     let n = bags.counts.len() as f64;
     let mut df: BTreeMap<&str, usize> = BTreeMap::new();
@@ -171,10 +173,16 @@ fn vectors(bags: &Bags, pairs: bool) -> Vec<BTreeMap<String, f64>> {
         .map(|c| {
             let mut v: BTreeMap<String, f64> = c
                 .iter()
-                .filter(|(k, _)| pairs || !k.contains(' '))
+                .filter(|(k, _)| {
+                    pairs || !k.contains(' ') || df.get(k.as_str()).is_some_and(|&d| d >= 2)
+                })
                 .map(|(k, &tf)| {
                     let idf = (n / df.get(k.as_str()).copied().unwrap_or(1) as f64).ln();
-                    let boost = if k.contains([' ', '-']) { PAIR_BOOST } else { 1.0 };
+                    let boost = if k.contains([' ', '-']) {
+                        PAIR_BOOST
+                    } else {
+                        1.0
+                    };
                     (k.clone(), (1.0 + (tf as f64).ln()) * idf * boost)
                 })
                 .filter(|(_, w)| *w > 0.0)
@@ -211,7 +219,10 @@ pub fn similarity(records: &[Input], topic: &[String]) -> Vec<Vec<f64>> {
 fn agglomerate(sim: &[Vec<f64>]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = (0..sim.len()).map(|i| vec![i]).collect();
     let linkage = |a: &[usize], b: &[usize]| {
-        let total: f64 = a.iter().flat_map(|&i| b.iter().map(move |&j| sim[i][j])).sum();
+        let total: f64 = a
+            .iter()
+            .flat_map(|&i| b.iter().map(move |&j| sim[i][j]))
+            .sum();
         total / (a.len() * b.len()) as f64
     };
     loop {
@@ -327,7 +338,12 @@ pub fn cluster(records: &[Input], topic: &[String]) -> Vec<Theme> {
             continue;
         };
         let mut names = vec![spelling(&key)];
-        if let Some(second) = shared_phrase(&members, &vecs, Some(&key)) {
+        let weight = |k: &str| -> f64 { members.iter().filter_map(|&m| vecs[m].get(k)).sum() };
+        // A second phrase only when it weighs as much as half the key
+        // ("fragments" beside "outplanting", not "found").
+        if let Some(second) = shared_phrase(&members, &vecs, Some(&key))
+            && weight(&second) * 2.0 >= weight(&key)
+        {
             names.push(spelling(&second));
         }
         themes.push(Theme {

@@ -263,6 +263,32 @@ pub fn read_page(html: &str, page_url: &str) -> Document {
     }
 }
 
+/// A page as the web provider reads it, with the kit's reader (title,
+/// date, author, site name as the provider gives them).
+pub fn read_page_readable(html: &str, page_url: &str) -> Document {
+    let r = webrig_workflow_sdk::kit::readable::extract(&Html::parse(html), page_url);
+    let metadata = r.metadata();
+    Document {
+        url: page_url.into(),
+        title: r.title,
+        text: r.text,
+        published: r.published,
+        metadata,
+    }
+}
+
+/// [`fetch`] with the kit's reader ([`read_page_readable`]).
+pub fn fetch_readable(page_url: &str) -> Result<Fetched, Failure> {
+    let mut f = fetch(page_url)?;
+    let rel = page_url
+        .strip_prefix(ORIGIN)
+        .unwrap_or(page_url)
+        .trim_start_matches('/')
+        .to_string();
+    f.document = read_page_readable(&file(&rel), page_url);
+    Ok(f)
+}
+
 /// Fetches a fixture URL the way the fixture server and web provider
 /// answer: the file (a folder's index.html), or a not-found failure.
 pub fn fetch(page_url: &str) -> Result<Fetched, Failure> {

@@ -8,6 +8,7 @@ mod fixture;
 mod gating;
 mod input;
 mod ranking;
+mod reef_web;
 mod rendering;
 mod shells;
 mod small_web;

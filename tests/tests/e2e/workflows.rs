@@ -928,10 +928,7 @@ fn a_stream_that_is_sending_outlives_the_idle_timeout() {
 fn reef_daemon() -> Daemon {
     let base = web().url("research");
     small_daemon(
-        &[(
-            "web",
-            format!("[plugins.web]\nbase_url = \"{base}/ddg\"\n"),
-        )],
+        &[("web", format!("[plugins.web]\nbase_url = \"{base}/ddg\"\n"))],
         &["research"],
     )
 }
@@ -961,7 +958,12 @@ fn research_reef_report_has_key_phrase_themes_visible_titles_and_page_offset_dat
     ] {
         assert!(report.contains(line), "{line:?} in:\n{report}");
     }
-    for absent in ["Wikimedia list article", "GitLab survey", "high confidence", "2026-12-01 (date"] {
+    for absent in [
+        "Wikimedia list article",
+        "GitLab survey",
+        "high confidence",
+        "2026-12-01 (date",
+    ] {
         assert!(!report.contains(absent), "{absent:?} in:\n{report}");
     }
     let records = read_json(&bundle.join("records.json"));
@@ -992,6 +994,9 @@ fn research_an_empty_timebox_is_not_found_and_says_how_to_widen_it() {
         msg.contains("nothing dated in 2025-01-01 → 2025-06-30 for \"coral reef bleaching\""),
         "{msg}"
     );
-    assert!(msg.contains("widen the timebox: days 1 takes in the newest (2026-11-30)"), "{msg}");
+    assert!(
+        msg.contains("widen the timebox: days 1 takes in the newest (2026-11-30)"),
+        "{msg}"
+    );
     assert!(!msg.contains("GitLab"), "{msg}");
 }

@@ -33,9 +33,10 @@ pub use content::main_text;
 /// `Option` is `None` when the page does not say (or says only blanks).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Readable {
-    /// `og:title`/`twitter:title`, else JSON-LD `headline`/`name`, else
-    /// `<title>`, else the first `<h1>`, else the text's first 80
-    /// characters.
+    /// `og:title`/`twitter:title`, else JSON-LD `headline`/`name` when
+    /// half its words are in the visible title (a category such as
+    /// "Wikimedia list article" is not), else `<title>`, else the first
+    /// `<h1>`, else the text's first 80 characters.
     pub title: String,
     /// The main text ([`main_text`]): paragraphs separated by blank lines.
     pub text: String,

@@ -1255,4 +1255,80 @@ fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
         assert!(std::time::Instant::now() < until, "a tab was left open");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+/// The web provider on the research fixture web (tests/fixtures/web/
+/// research: seven pages found for "coral reef bleaching").
+fn reef_daemon() -> Daemon {
+    let base = web().url("research");
+    small_daemon(
+        &[("web", format!("[plugins.web]\nbase_url = \"{base}/ddg\"\n"))],
+        &["research"],
+    )
+}
+
+#[test]
+fn research_reef_report_has_key_phrase_themes_visible_titles_and_page_offset_dates() {
+    let d = reef_daemon();
+    let r = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "coral reef bleaching", "sources": "web", "fetch": 10}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    assert_eq!(out["status"], "pass", "{out}");
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let report = std::fs::read_to_string(bundle.join("report.md")).expect("report");
+    let report = report.replace(&web().port().to_string(), "PORT");
+    for line in [
+        "- **Kept:** 6 records from 6 hosts; 1 dropped; 0 duplicates folded; 0 failures",
+        "### marine heatwave (3 sources: ",
+        "Key phrase in every source: “marine heatwave”",
+        "[Marine heatwave pushes Great Barrier Reef into fifth mass bleaching](http://127.0.0.1:PORT/research/articles/reeftimes/2026/11/fifth-mass-bleaching.html) — Reef Times (reeftimes.example) · by Mara Okoye · 2026-11-30 (date from the page; date confidence high) · read, ",
+        "[List of coral bleaching events](http://127.0.0.1:PORT/research/articles/wiki/List_of_coral_bleaching_events.html) — Wikimedia Foundation, Inc. (en.wikipedia.example) · undated (date confidence low)",
+        "- Dropped (off topic): http://127.0.0.1:PORT/research/articles/devpulse/gitlab-survey-2026.html",
+        "## Failures\n\nNone.",
+    ] {
+        assert!(report.contains(line), "{line:?} in:\n{report}");
+    }
+    for absent in [
+        "Wikimedia list article",
+        "GitLab survey",
+        "high confidence",
+        "2026-12-01 (date",
+    ] {
+        assert!(!report.contains(absent), "{absent:?} in:\n{report}");
+    }
+    let records = read_json(&bundle.join("records.json"));
+    let list = records.as_array().expect("records");
+    let reef = list
+        .iter()
+        .find(|r| r["domain"] == "reeftimes.example")
+        .expect("reef times");
+    assert_eq!(reef["date"], "2026-11-30", "{reef}");
+    assert_eq!(reef["published"], "2026-11-30T22:30:00-05:00", "{reef}");
+    assert_eq!(reef["publisher"], "Reef Times", "{reef}");
+    assert_eq!(reef["author"], "Mara Okoye", "{reef}");
+}
+
+#[test]
+fn research_an_empty_timebox_is_not_found_and_says_how_to_widen_it() {
+    let d = reef_daemon();
+    let e = run(
+        &d,
+        "research",
+        json!({"params": {"topic": "coral reef bleaching", "sources": "web", "fetch": 3,
+            "from": "2025-01-01", "to": "2025-06-30"}, "now": NOW}),
+    );
+    assert_eq!(e["ok"], false, "{e}");
+    assert_eq!(e["error"]["code"], "not_found", "{e}");
+    let msg = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("nothing dated in 2025-01-01 → 2025-06-30 for \"coral reef bleaching\""),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("widen the timebox: days 1 takes in the newest (2026-11-30)"),
+        "{msg}"
+    );
+    assert!(!msg.contains("GitLab"), "{msg}");
 }

@@ -35,19 +35,41 @@ pub(super) fn article_ld(objects: &[Value]) -> Option<Value> {
 }
 
 pub(super) fn title(doc: &Document, ld: Option<&Value>) -> Option<String> {
+    let visible = doc
+        .find("title")
+        .map(|t| doc.text(t))
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| doc.find("h1").map(|h| doc.text(h)));
+    // A JSON-LD `headline` is sometimes a category ("Wikimedia list
+    // article"), not the page's title: it counts only when half its
+    // words are in the visible title (or there is none).
+    let agrees = |candidate: &String| visible.as_deref().is_none_or(|v| shares_word(candidate, v));
+    let from_ld = |key: &str| {
+        ld.and_then(|l| l.get(key))
+            .and_then(meta::ld_text)
+            .filter(agrees)
+    };
     let found = meta::meta_content(doc, &["og:title", "twitter:title"])
-        .or_else(|| {
-            ld.and_then(|l| l.get("headline").or_else(|| l.get("name")))
-                .and_then(meta::ld_text)
-        })
-        .or_else(|| {
-            doc.find("title")
-                .map(|t| doc.text(t))
-                .filter(|t| !t.is_empty())
-        })
-        .or_else(|| doc.find("h1").map(|h| doc.text(h)))?;
+        .or_else(|| from_ld("headline"))
+        .or_else(|| from_ld("name"))
+        .or(visible)?;
     let t = text::collapse_whitespace(&found);
     (!t.is_empty()).then_some(t)
+}
+
+/// True when at least half the words of `a` (three letters or more,
+/// case-insensitive) are in `b`: "Wikimedia list article" shares only
+/// "list" with "List of whale strandings - Wikipedia".
+fn shares_word(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let shared = a.iter().filter(|w| b.contains(w)).count();
+    !a.is_empty() && shared * 2 >= a.len()
 }
 
 /// See [`super::published`].

@@ -203,3 +203,31 @@ fn published_alone() {
     assert_eq!(published(&doc).as_deref(), Some("2020-01-01T00:00:00Z"));
     assert_eq!(published(&Document::parse("<p>undated</p>")), None);
 }
+
+#[test]
+fn a_json_ld_headline_that_is_a_category_loses_to_the_visible_title() {
+    // Wikipedia's shape: no og:title, a JSON-LD `headline` that names the
+    // kind of page, a `name` and a `<title>` that name the page.
+    let page = r#"<html><head><title>List of whale strandings - Wikipedia</title>
+        <script type="application/ld+json">{"@context":"https://schema.org","@type":"Article",
+        "name":"List of whale strandings","headline":"Wikimedia list article",
+        "publisher":{"@type":"Organization","name":"Wikimedia Foundation, Inc."}}</script>
+        </head><body><h1>List of whale strandings</h1><p>Strandings by year.</p></body></html>"#;
+    let r = extract(&Document::parse(page), "https://en.wikipedia.org/wiki/List");
+    assert_eq!(r.title, "List of whale strandings");
+    assert_eq!(r.site_name.as_deref(), Some("Wikimedia Foundation, Inc."));
+    // A headline that agrees with the visible title still wins over it.
+    let page = r#"<title>Fuel and epochs | Runtime Notes</title>
+        <script type="application/ld+json">{"@type":"BlogPosting","headline":"Fuel and epochs"}</script>"#;
+    assert_eq!(
+        extract(&Document::parse(page), "https://x.example/").title,
+        "Fuel and epochs"
+    );
+    // With no visible title, the headline is all there is.
+    let page =
+        r#"<script type="application/ld+json">{"@type":"Article","headline":"Only this"}</script>"#;
+    assert_eq!(
+        extract(&Document::parse(page), "https://x.example/").title,
+        "Only this"
+    );
+}

@@ -8,12 +8,14 @@
 //! suffix such as " | Site" dropped). The richer copy is kept — more text,
 //! a date — and the others are folded into it.
 //!
-//! Domain: the URL's host without `www.`. A test site or a local mirror
-//! serves many sites from one IP address, so when the host is an IP
-//! literal or `localhost` the page's `site_name` (`og:site_name`) stands in,
-//! slugged (`The Sandbox Journal` → `the-sandbox-journal`), then a social
+//! Domain (the host a record counts for): the URL's host without `www.`.
+//! A test site or a local mirror serves many sites from one IP address,
+//! so when the host is an IP literal or `localhost` the host of the search
+//! hit's display URL stands in (`bytecodeweekly.example`), then a social
 //! author's instance (`ada@hachyderm.example` → `hachyderm.example`), then
-//! the host.
+//! the host. All of it comes from the hit, never from the page, so the
+//! count of hosts does not depend on how many pages were read. The
+//! publisher's *name* is separate: see [`publisher_name`].
 
 use crate::records::Record;
 use std::collections::BTreeMap;
@@ -103,20 +105,62 @@ pub fn url_key(input: &str) -> String {
     }
 }
 
+/// Separators that put a site name after a title.
+const SUFFIX_SEPARATORS: [&str; 6] = [" | ", " - ", " – ", " — ", " · ", " :: "];
+/// Longest site name, in words, dropped without knowing the site.
+const SUFFIX_WORDS: usize = 4;
+
 /// The title without a trailing site name (" | Site", " - Site",
-/// " – Site", " — Site", " · Site"), when at least three words remain
-/// before it.
+/// " – Site", " — Site", " · Site", " :: Site"), applied the same way to
+/// every title: the tail goes when at least three words remain before it
+/// and it is short (at most [`SUFFIX_WORDS`] words), so a subtitle after
+/// a dash stays.
 pub fn strip_site_suffix(title: &str) -> &str {
+    strip_site_suffix_of(title, &[])
+}
+
+/// [`strip_site_suffix`], also dropping a longer tail that is one of
+/// `sites` (the page's site name, its host), compared by [`slug`].
+pub fn strip_site_suffix_of<'a>(title: &'a str, sites: &[&str]) -> &'a str {
+    let known: Vec<String> = sites
+        .iter()
+        .map(|s| slug(s))
+        .filter(|s| !s.is_empty())
+        .collect();
     let mut t = title.trim();
-    for sep in [" | ", " - ", " – ", " — ", " · ", " :: "] {
-        if let Some(i) = t.rfind(sep) {
-            let head = &t[..i];
-            if head.split_whitespace().count() >= 3 {
-                t = head.trim_end();
+    loop {
+        let cut = SUFFIX_SEPARATORS
+            .iter()
+            .filter_map(|sep| t.rfind(sep).map(|i| (i, i + sep.len())))
+            .max();
+        let Some((at, tail_at)) = cut else {
+            return t;
+        };
+        let (head, tail) = (t[..at].trim_end(), t[tail_at..].trim());
+        let short = tail.split_whitespace().count() <= SUFFIX_WORDS;
+        let is_site = known.contains(&slug(tail));
+        if head.split_whitespace().count() >= 3 && (short || is_site) {
+            t = head;
+        } else {
+            return t;
+        }
+    }
+}
+
+/// A site name as a reader knows it: "Aktuálně.cz – Víte co se právě
+/// děje" is "Aktuálně.cz" (a tagline after a separator goes when the name
+/// before it is at most three words).
+pub fn publisher_name(site_name: &str) -> String {
+    let s = site_name.split_whitespace().collect::<Vec<_>>().join(" ");
+    for sep in SUFFIX_SEPARATORS.iter().chain(&[": "]) {
+        if let Some((head, _)) = s.split_once(sep) {
+            let head = head.trim();
+            if !head.is_empty() && head.split_whitespace().count() <= 3 {
+                return head.to_string();
             }
         }
     }
-    t
+    s
 }
 
 /// The dedupe key of a title: lowercased words of the title without its
@@ -144,15 +188,16 @@ pub fn slug(s: &str) -> String {
         .join("-")
 }
 
-/// The domain a record counts for (see the module doc).
-pub fn domain(page_url: &str, site_name: Option<&str>, author: Option<&str>) -> String {
+/// The host a record counts for (see the module doc): never the page's
+/// own words, so the count is the same whether the page was read or not.
+pub fn domain(page_url: &str, display_url: Option<&str>, author: Option<&str>) -> String {
     let host = url::host(page_url).unwrap_or_default();
     let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
     if !is_ip_or_local(&host) {
         return host;
     }
-    if let Some(site) = site_name.map(slug).filter(|s| !s.is_empty()) {
-        return site;
+    if let Some(shown) = display_url.and_then(display_host) {
+        return shown;
     }
     if let Some(instance) = author
         .and_then(|a| a.rsplit_once('@'))
@@ -162,6 +207,25 @@ pub fn domain(page_url: &str, site_name: Option<&str>, author: Option<&str>) -> 
         return instance;
     }
     host
+}
+
+/// The host of a search engine's display URL (`bytecodeweekly.example/
+/// 2026/11/…`, with or without a scheme), when it looks like a host name.
+fn display_host(shown: &str) -> Option<String> {
+    let s = shown.trim();
+    let s = s.split_once("://").map_or(s, |(_, rest)| rest);
+    let host = s
+        .split(['/', '?', '#', ' ', '›'])
+        .next()?
+        .trim()
+        .to_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    let ok = host.contains('.')
+        && !is_ip_or_local(&host)
+        && host
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '.' || c == '-' || c == ':');
+    ok.then_some(host)
 }
 
 /// Folds copies together (see the module doc); with `by_title` false only

@@ -76,9 +76,26 @@ pub fn utc_day(input: &str) -> Option<i64> {
     unix_secs(input).map(|s| s.div_euclid(DAY))
 }
 
-/// `YYYY-MM-DD` (UTC) of a date string, for display.
+/// The calendar day (day number) a date string names in its own offset:
+/// `2026-11-30T22:30:00-05:00` is 30 November where it was written, even
+/// though it is 1 December in UTC. A page's date is shown and placed in
+/// the timebox as the page wrote it.
+pub fn local_day(input: &str) -> Option<i64> {
+    unix_secs(input)?;
+    let s = date::normalize(input)?;
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    Some(day_number(
+        y,
+        u32::try_from(m).ok()?,
+        u32::try_from(d).ok()?,
+    ))
+}
+
+/// `YYYY-MM-DD` of a date string in its own offset ([`local_day`]), for
+/// display.
 pub fn display_day(input: &str) -> Option<String> {
-    utc_day(input).map(format_day)
+    local_day(input).map(format_day)
 }
 
 #[cfg(test)]
@@ -113,9 +130,15 @@ mod tests {
             unix_secs("2026-11-30T23:30:00-02:00"),
             unix_secs("2026-12-01T01:30:00.250Z")
         );
-        // Late evening west of UTC is the next UTC day.
+        // Late evening west of UTC is the next UTC day, but the page
+        // wrote the 30th, and that is the day shown.
+        assert_eq!(utc_day("2026-11-30T23:30:00-02:00"), utc_day("2026-12-01"));
         assert_eq!(
             display_day("2026-11-30T23:30:00-02:00").as_deref(),
+            Some("2026-11-30")
+        );
+        assert_eq!(
+            display_day("2026-12-01T00:30:00+09:00").as_deref(),
             Some("2026-12-01")
         );
         assert_eq!(

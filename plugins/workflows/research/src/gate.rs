@@ -43,7 +43,7 @@ pub fn judge<'a>(records: impl IntoIterator<Item = &'a Record>) -> Verdict {
         .filter(|r| r.text_chars() >= SUBSTANTIAL)
         .count();
     let facts = format!(
-        "{} record{} from {} domain{}, {substantial} with ≥ {SUBSTANTIAL} characters of text",
+        "{} record{} from {} host{}, {substantial} with ≥ {SUBSTANTIAL} characters of text",
         records.len(),
         plural(records.len()),
         domains.len(),
@@ -60,7 +60,7 @@ pub fn judge<'a>(records: impl IntoIterator<Item = &'a Record>) -> Verdict {
         Status::Pass => facts,
         Status::Fail => "no usable record".into(),
         Status::Partial => format!(
-            "{facts}; a pass needs ≥ {MIN_RECORDS} records from ≥ {MIN_DOMAINS} domains and one with ≥ {SUBSTANTIAL} characters"
+            "{facts}; a pass needs ≥ {MIN_RECORDS} records from ≥ {MIN_DOMAINS} hosts and one with ≥ {SUBSTANTIAL} characters"
         ),
     };
     Verdict { status, reason }

@@ -57,30 +57,46 @@ impl Workflow for ResearchFlow {
     fn run(input: Value) -> Result<Value, Error> {
         let params = input::parse(&input)?;
         let found = search(&params);
-        let picks = rank::pick_fetch(
-            &found.records,
-            &terms::topic_terms(&params.topic),
-            params.fetch as usize,
-        );
-        let fetched = fetch(&found.records, &picks);
+        let topic = terms::topic_terms(&params.topic);
+        let picks = rank::pick_fetch(&found.records, &topic, params.fetch as usize, &[]);
+        let mut fetched = fetch(&found.records, &picks);
         progress(
             "filter",
             "dropping shells, folding duplicates, applying the timebox",
             0,
             1,
         );
-        let research = pipeline::finish(&params, found, fetched);
+        let mut research = pipeline::finish(&params, found.clone(), fetched.clone());
+        if research.timebox_empty() {
+            // Every page read fell outside the timebox: read the next
+            // candidates once before giving up.
+            let more = rank::pick_fetch(&found.records, &topic, params.fetch as usize, &picks);
+            if !more.is_empty() {
+                progress(
+                    "fetch",
+                    "no page read falls in the timebox: reading the next candidates",
+                    0,
+                    1,
+                );
+                fetched.extend(fetch(&found.records, &more));
+                research = pipeline::finish(&params, found, fetched);
+            }
+        }
         progress(
             "filter",
             &format!(
-                "{} kept, {} dropped, {} duplicates folded",
+                "{} kept, {} dropped, {} duplicates folded, {} failures",
                 research.ranked.len(),
-                research.dropped.len(),
-                research.deduped
+                research.drops().count(),
+                research.deduped,
+                research.failures.len()
             ),
             1,
             1,
         );
+        if research.timebox_empty() {
+            return Err(Error::NotFound(research.nothing_in_range(&params)));
+        }
         if research.ranked.is_empty() {
             return Err(Error::NotFound(
                 research.nothing_usable(&params.topic, &params.timebox.label()),

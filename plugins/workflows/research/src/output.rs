@@ -35,12 +35,14 @@ pub fn records_json(research: &Research) -> Value {
                     "url": r.url,
                     "canonical_key": r.key,
                     "domain": r.domain,
+                    "publisher": r.publisher(),
                     "site_name": r.site_name,
                     "kind": r.kind.name(),
                     "source": r.source,
                     "providers": r.providers,
                     "fetched": r.fetched,
                     "published": r.published,
+                    "date": day(r),
                     "date_source": r.date_source.name(),
                     "date_confidence": r.date_source.confidence(),
                     "age_days": f.age_days,
@@ -79,6 +81,8 @@ pub fn context(params: &Params, research: &Research, verdict: &Verdict) -> Value
                 "title": render::truncate(&r.title, 90),
                 "url": r.url,
                 "domain": r.domain,
+                "publisher": r.publisher(),
+                "author": r.author,
                 "date": day(r),
                 "date_source": r.date_source.name(),
             })
@@ -87,7 +91,7 @@ pub fn context(params: &Params, research: &Research, verdict: &Verdict) -> Value
     let themes: Vec<Value> = research
         .themes
         .iter()
-        .map(|t| json!({"name": t.name, "sources": t.members.iter().map(|i| i + 1).collect::<Vec<_>>()}))
+        .map(|t| json!({"name": t.name, "key_phrases": t.terms, "sources": t.members.iter().map(|i| i + 1).collect::<Vec<_>>()}))
         .collect();
     let failures: Vec<String> = research
         .failures
@@ -115,7 +119,7 @@ pub fn context(params: &Params, research: &Research, verdict: &Verdict) -> Value
 /// The compact rendering: a header line, the top records, failures.
 pub fn summary(params: &Params, research: &Research, verdict: &Verdict) -> String {
     let mut lines = vec![format!(
-        "{} — {} — gate {}: {} record{} from {} domain{}",
+        "{} — {} — gate {}: {} record{} from {} host{}",
         params.topic,
         params.timebox.label(),
         verdict.status.name(),
@@ -133,7 +137,7 @@ pub fn summary(params: &Params, research: &Research, verdict: &Verdict) -> Strin
             "{}. {} — {}, {when}",
             i + 1,
             render::truncate(&r.title, 80),
-            r.domain
+            r.publisher()
         ));
     }
     if !research.failures.is_empty() {
@@ -158,13 +162,18 @@ pub fn meta(research: &Research) -> Value {
         .filter(|(_, f)| f.in_timebox == Some(true))
         .count();
     let dropped_items: Vec<Value> = research
+        .drops()
+        .map(|d| json!({"url": d.url, "title": d.title, "reason": d.reason, "why": d.why}))
+        .collect();
+    let unread: Vec<Value> = research
         .dropped
         .iter()
+        .filter(|d| d.failed_read)
         .map(|d| json!({"url": d.url, "title": d.title, "reason": d.reason, "why": d.why}))
         .collect();
     json!({
         "searched": {"hits": research.hits, "by_source": research.hits_by_source},
-        "fetched": {"attempted": research.fetch_attempted, "ok": research.fetch_ok},
+        "fetched": {"attempted": research.fetch_attempted, "ok": research.fetch_ok, "failed": unread},
         "dropped": research.dropped_by_reason(),
         "dropped_items": dropped_items,
         "deduped": research.deduped,

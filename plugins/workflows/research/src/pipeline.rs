@@ -22,9 +22,16 @@ use webrig_workflow_sdk::types::{Error, Failure, Fetched, SearchOutcome};
 pub struct Dropped {
     pub url: String,
     pub title: String,
-    /// `login_wall`, `consent`, …, `not_found`, `out_of_timebox`.
+    /// `login_wall`, `consent`, …, `out_of_timebox`, `off_topic`; a page
+    /// that could not be read is `not_found`, `login_wall` or `unread`
+    /// with `failed_read` set.
     pub reason: String,
     pub why: String,
+    /// A read that failed: its failure is in `Research::failures`, and it
+    /// is counted there, once, not as a drop.
+    pub failed_read: bool,
+    /// The record's day (in its own offset) when it was dropped for it.
+    pub day: Option<i64>,
 }
 
 /// What the searches gave.
@@ -117,21 +124,26 @@ pub fn finish(
                 records::apply_document(rec, &f.document);
             }
             Err(f) => {
-                // A page that is gone, or refuses readers, is no evidence;
-                // other failures (timeouts, …) leave the hit as a snippet.
+                // A page that could not be read is no evidence: not a
+                // source, not in a theme. It is reported once, as a
+                // failure naming its URL.
                 let reason = match f.code.as_str() {
-                    "not_found" => Some("not_found"),
-                    "auth" => Some("login_wall"),
-                    _ => None,
+                    "not_found" => "not_found",
+                    "auth" => "login_wall",
+                    _ => "unread",
                 };
-                if let Some(reason) = reason {
-                    gone[i] = true;
-                    dropped.push(Dropped {
-                        url: rec.url.clone(),
-                        title: rec.title.clone(),
-                        reason: reason.into(),
-                        why: format!("{} could not read it: {}", f.provider, f.message),
-                    });
+                gone[i] = true;
+                dropped.push(Dropped {
+                    url: rec.url.clone(),
+                    title: rec.title.clone(),
+                    reason: reason.into(),
+                    why: format!("{} could not read it: {}", f.provider, f.message),
+                    failed_read: true,
+                    day: None,
+                });
+                let mut f = f;
+                if !f.message.contains(&rec.url) {
+                    f.message = format!("{}: {}", rec.url, f.message);
                 }
                 failures.push(f);
             }
@@ -148,6 +160,8 @@ pub fn finish(
                 title: rec.title.clone(),
                 reason: shell.kind.name().into(),
                 why: shell.why,
+                failed_read: false,
+                day: None,
             }),
             None => kept.push(rec),
         }
@@ -170,13 +184,35 @@ pub fn finish(
                         rec.date_source.name(),
                         dates::format_day(edge)
                     ),
+                    failed_read: false,
+                    day: Some(day),
                 });
             }
             _ => in_box.push(rec),
         }
     }
     let topic = terms::topic_terms(&params.topic);
-    let ranked = rank::rank(in_box, &topic, tb, params.now);
+    let mut ranked = Vec::new();
+    for (rec, f) in rank::rank(in_box, &topic, tb, params.now) {
+        // A hit that shares no word with the topic is off it, however
+        // the search engine ranked it.
+        if f.relevance <= 0.0 && !topic.is_empty() {
+            dropped.push(Dropped {
+                url: rec.url.clone(),
+                title: rec.title.clone(),
+                reason: "off_topic".into(),
+                why: format!(
+                    "relevance 0: no word of {:?} in its title or {}",
+                    params.topic,
+                    if rec.fetched { "text" } else { "snippet" }
+                ),
+                failed_read: false,
+                day: None,
+            });
+        } else {
+            ranked.push((rec, f));
+        }
+    }
     let inputs: Vec<themes::Input> = ranked
         .iter()
         .map(|(r, _)| themes::Input {
@@ -200,13 +236,86 @@ pub fn finish(
 }
 
 impl Research {
-    /// Drops per reason, sorted by reason.
+    /// Drops per reason, sorted by reason (failed reads are failures,
+    /// not drops).
     pub fn dropped_by_reason(&self) -> BTreeMap<String, usize> {
         let mut m = BTreeMap::new();
-        for d in &self.dropped {
+        for d in self.drops() {
             *m.entry(d.reason.clone()).or_default() += 1;
         }
         m
+    }
+
+    /// Records left out on judgement (shells, out of the timebox, off
+    /// topic), not for a failed read.
+    pub fn drops(&self) -> impl Iterator<Item = &Dropped> {
+        self.dropped.iter().filter(|d| !d.failed_read)
+    }
+
+    /// Ranked records dated inside the timebox.
+    pub fn in_range(&self) -> usize {
+        self.ranked
+            .iter()
+            .filter(|(_, f)| f.in_timebox == Some(true))
+            .count()
+    }
+
+    /// True when pages were found dated, but none inside the timebox:
+    /// what is left (undated snippets) is no answer for that time.
+    pub fn timebox_empty(&self) -> bool {
+        self.in_range() == 0 && self.dropped.iter().any(|d| d.reason == "out_of_timebox")
+    }
+
+    /// The message of the NotFound error for an empty timebox: what was
+    /// found outside it, and the `days` or `from` that would take it in.
+    pub fn nothing_in_range(&self, params: &Params) -> String {
+        let tb = &params.timebox;
+        let outside: Vec<&Dropped> = self
+            .dropped
+            .iter()
+            .filter(|d| d.reason == "out_of_timebox")
+            .collect();
+        let mut msg = format!(
+            "nothing dated in {} for {:?}: {} read page{} fell outside it",
+            tb.label(),
+            params.topic,
+            outside.len(),
+            if outside.len() == 1 { "" } else { "s" }
+        );
+        let listed: Vec<String> = outside
+            .iter()
+            .take(5)
+            .map(|d| format!("{} ({})", d.title, d.why))
+            .collect();
+        msg.push_str(&format!(": {}", listed.join("; ")));
+        if outside.len() > 5 {
+            msg.push_str(&format!("; and {} more", outside.len() - 5));
+        }
+        let days: Vec<i64> = outside.iter().filter_map(|d| d.day).collect();
+        let today = params.now.div_euclid(dates::DAY);
+        if let Some(&oldest) = days.iter().min() {
+            let newest = days.iter().copied().max().unwrap_or(oldest);
+            let need = |day: i64| (today - day).clamp(1, crate::input::MAX_DAYS);
+            msg.push_str(&format!(
+                ". To include them, widen the timebox: days {} takes in the newest ({}), days {} all of them (or from {})",
+                need(newest),
+                dates::format_day(newest),
+                need(oldest),
+                dates::format_day(oldest)
+            ));
+        }
+        if self.ranked.iter().any(|(r, _)| r.published.is_none()) {
+            msg.push_str(&format!(
+                "; {} undated snippet{} not shown as results",
+                self.ranked.len(),
+                if self.ranked.len() == 1 {
+                    " was"
+                } else {
+                    "s were"
+                }
+            ));
+        }
+        msg
     }
 
     /// Distinct domains of the kept records.

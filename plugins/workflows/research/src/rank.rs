@@ -109,11 +109,13 @@ pub fn rank(
 /// distinct URL key and title, not shells by title or URL. Promise is
 /// relevance × 3 + mentions + engagement + a bonus for ranking high in
 /// its provider's answer; never the date of the post that linked it.
-pub fn pick_fetch(records: &[Record], topic: &[String], n: usize) -> Vec<usize> {
+/// Records in `skip` (already read) are not picked again, nor are titles
+/// they share.
+pub fn pick_fetch(records: &[Record], topic: &[String], n: usize, skip: &[usize]) -> Vec<usize> {
     let mut candidates: Vec<(f64, usize)> = records
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.kind == Kind::Page && !r.fetched)
+        .filter(|(i, r)| r.kind == Kind::Page && !r.fetched && !skip.contains(i))
         .filter(|(_, r)| r.url.starts_with("http://") || r.url.starts_with("https://"))
         .filter(|(_, r)| shells::detect(&r.url, &r.title, "", false).is_none())
         .map(|(i, r)| {
@@ -130,7 +132,11 @@ pub fn pick_fetch(records: &[Record], topic: &[String], n: usize) -> Vec<usize> 
             .unwrap_or(Ordering::Equal)
             .then(records[*ia].order.cmp(&records[*ib].order))
     });
-    let mut titles: Vec<String> = Vec::new();
+    let mut titles: Vec<String> = skip
+        .iter()
+        .filter_map(|&i| records.get(i))
+        .map(|r| canon::title_key(&r.title))
+        .collect();
     let mut picked = Vec::new();
     for (_, i) in candidates {
         if picked.len() >= n {

@@ -75,10 +75,16 @@ pub struct Record {
     /// The search hit's snippet.
     pub snippet: String,
     pub description: Option<String>,
+    /// The page's `og:site_name` (or JSON-LD `publisher`), as given.
     pub site_name: Option<String>,
+    /// The article's author: the page's byline, or the poster of a post
+    /// or discussion that is the content itself — never the person who
+    /// submitted a link to HN or Reddit.
     pub author: Option<String>,
-    /// See [`canon::domain`].
+    /// The host a record counts for: see [`canon::domain`].
     pub domain: String,
+    /// The search engine's display URL, when it gave one.
+    pub display_url: Option<String>,
     /// web, community or social (of the first hit).
     pub source: String,
     /// Providers that found it, sorted.
@@ -142,13 +148,17 @@ pub fn from_hit(hit: &Hit, order: usize, position: usize) -> Record {
     } else {
         DateSource::None
     };
-    let author = extra(hit, "author").map(str::to_string);
+    // A link's submitter is not the linked article's author.
+    let poster = extra(hit, "author").map(str::to_string);
+    let author = if itself { poster.clone() } else { None };
+    let display_url = extra(hit, "display_url").map(str::to_string);
     let url = hit.item.url.clone();
     Record {
         key: canon::url_key(&url),
-        domain: canon::domain(&url, None, author.as_deref()),
+        domain: canon::domain(&url, display_url.as_deref(), poster.as_deref()),
+        display_url,
         url,
-        title: hit.item.title.trim().to_string(),
+        title: canon::strip_site_suffix(hit.item.title.trim()).to_string(),
         text: String::new(),
         snippet: hit.item.snippet.trim().to_string(),
         description: None,
@@ -192,14 +202,17 @@ pub fn apply_document(rec: &mut Record, doc: &Document) {
             rec.also_at.push(rec.url.clone());
         }
         rec.url = doc.url.clone();
+        rec.domain = canon::domain(&rec.url, rec.display_url.as_deref(), None);
     }
-    let title = doc.title.trim();
-    if !title.is_empty() {
-        rec.title = title.to_string();
-    }
+    rec.site_name = meta(doc, "site_name").map(str::to_string);
+    rec.title = page_title(
+        doc.title.trim(),
+        &rec.title,
+        rec.site_name.as_deref(),
+        &rec.domain,
+    );
     rec.text = doc.text.trim().to_string();
     rec.description = meta(doc, "description").map(str::to_string);
-    rec.site_name = meta(doc, "site_name").map(str::to_string);
     if let Some(a) = meta(doc, "author") {
         rec.author = Some(a.to_string());
     }
@@ -213,7 +226,35 @@ pub fn apply_document(rec: &mut Record, doc: &Document) {
         .filter(|c| c.starts_with("http://") || c.starts_with("https://"))
         .unwrap_or(&rec.url);
     rec.key = canon::url_key(canonical);
-    rec.domain = canon::domain(&rec.url, rec.site_name.as_deref(), None);
+}
+
+/// The title a read page is reported under: the page's own (its
+/// `og:title`, else `<title>`, as the provider read it), site suffix
+/// dropped — unless fewer than half its words are in the search hit's
+/// title and it is no shell: then it is a category or a section name
+/// ("Wikimedia list article"), and the hit's title, which a reader
+/// clicked, stands.
+fn page_title(page: &str, hit: &str, site: Option<&str>, host: &str) -> String {
+    let sites: Vec<&str> = site.into_iter().chain([host]).collect();
+    let page = canon::strip_site_suffix_of(page, &sites).trim();
+    if page.is_empty() {
+        return hit.to_string();
+    }
+    let words = |t: &str| -> std::collections::BTreeSet<String> {
+        crate::terms::words(t)
+            .filter(|w| w.chars().count() >= 3)
+            .map(|w| crate::terms::stem(&w))
+            .collect()
+    };
+    let page_words = words(page);
+    let shared = page_words.intersection(&words(hit)).count();
+    let shares = shared * 2 >= page_words.len();
+    let shell = crate::shells::detect("", page, "", false).is_some();
+    if shares || shell || words(hit).is_empty() {
+        page.to_string()
+    } else {
+        hit.to_string()
+    }
 }
 
 impl Record {
@@ -237,9 +278,19 @@ impl Record {
         Some((now - t).div_euclid(dates::DAY))
     }
 
-    /// The UTC day of the date.
+    /// The day of the date, in the page's own offset.
     pub fn day(&self) -> Option<i64> {
-        dates::utc_day(self.published.as_deref()?)
+        dates::local_day(self.published.as_deref()?)
+    }
+
+    /// Who published it, by name: the site name (tagline dropped), else
+    /// the host.
+    pub fn publisher(&self) -> String {
+        self.site_name
+            .as_deref()
+            .map(canon::publisher_name)
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| self.domain.clone())
     }
 
     /// How much a copy of the same thing holds: text, plus a bonus for a
@@ -270,6 +321,10 @@ impl Record {
         }
         if self.snippet.is_empty() {
             self.snippet = other.snippet;
+        }
+        if self.display_url.is_none() && other.display_url.is_some() {
+            self.display_url = other.display_url;
+            self.domain = canon::domain(&self.url, self.display_url.as_deref(), None);
         }
     }
 }

@@ -9,7 +9,6 @@ use crate::input::Params;
 use crate::pipeline::Research;
 use crate::records::{DateSource, Record};
 use crate::themes::Theme;
-use std::collections::BTreeSet;
 
 /// Claims shown per theme.
 pub const CLAIMS_PER_THEME: usize = 3;
@@ -22,7 +21,9 @@ pub struct Claim {
     pub text: String,
     /// Source numbers (1-based ranks).
     pub cites: Vec<usize>,
-    pub confidence: &'static str,
+    /// How far the source's *date* can be trusted ([`date_label`]): a
+    /// label about the date, not about the claim.
+    pub date: String,
 }
 
 /// The record's lead: its description, else the first sentence of its
@@ -76,12 +77,6 @@ pub fn truncate(s: &str, max: usize) -> String {
 
 /// The claims of a theme: the leads of its top records, each citing it.
 pub fn claims(theme: &Theme, research: &Research) -> Vec<Claim> {
-    let domains: BTreeSet<&str> = theme
-        .members
-        .iter()
-        .filter_map(|&i| research.ranked.get(i))
-        .map(|(r, _)| r.domain.as_str())
-        .collect();
     theme
         .members
         .iter()
@@ -90,32 +85,37 @@ pub fn claims(theme: &Theme, research: &Research) -> Vec<Claim> {
         .map(|(i, r)| Claim {
             text: lead_sentence(r),
             cites: vec![i + 1],
-            confidence: claim_confidence(r, domains.len()),
+            date: date_label(r),
         })
         .collect()
 }
 
-/// `high`: a page-dated article of substance in a theme that spans two
-/// domains or more; `medium`: dated or substantial; `low` otherwise.
-pub fn claim_confidence(r: &Record, theme_domains: usize) -> &'static str {
-    let substantial = r.text_chars() >= crate::rank::SUBSTANTIAL;
-    match r.date_source {
-        DateSource::Page if substantial && theme_domains >= 2 => "high",
-        DateSource::Page | DateSource::Post => "medium",
-        DateSource::None if substantial => "medium",
-        DateSource::None => "low",
+/// `2026-11-24 (date from the page; date confidence high)` or `undated
+/// (date confidence low)`. The day is the one the page wrote, in its own
+/// offset.
+pub fn date_label(r: &Record) -> String {
+    let from = match r.date_source {
+        DateSource::Page => "date from the page",
+        DateSource::Post => "date of the post",
+        DateSource::None => "no date",
+    };
+    match r.published.as_deref().and_then(dates::display_day) {
+        Some(d) => format!(
+            "{d} ({from}; date confidence {})",
+            r.date_source.confidence()
+        ),
+        None => format!("undated (date confidence {})", r.date_source.confidence()),
     }
 }
 
-/// `2026-11-24 (page date, high confidence)` or `undated (low confidence)`.
-pub fn date_label(r: &Record) -> String {
-    match r.published.as_deref().and_then(dates::display_day) {
-        Some(d) => format!(
-            "{d} ({} date, {} confidence)",
-            r.date_source.name(),
-            r.date_source.confidence()
-        ),
-        None => format!("undated ({} confidence)", r.date_source.confidence()),
+/// `Bytecode Weekly (bytecodeweekly.example)`, or the host alone when
+/// the page names no publisher.
+pub fn publisher_label(r: &Record) -> String {
+    let name = r.publisher();
+    if name == r.domain {
+        name
+    } else {
+        format!("{name} ({})", r.domain)
     }
 }
 
@@ -170,10 +170,14 @@ pub fn report(params: &Params, research: &Research, verdict: &Verdict) -> String
         verdict.reason
     ));
     md.push_str(&format!(
-        "- **Kept:** {} records; {} dropped; {} duplicates folded\n\n",
+        "- **Kept:** {} records from {} host{}; {} dropped; {} duplicates folded; {} failure{}\n\n",
         research.ranked.len(),
-        research.dropped.len(),
-        research.deduped
+        research.domains(),
+        plural(research.domains()),
+        research.drops().count(),
+        research.deduped,
+        research.failures.len(),
+        plural(research.failures.len())
     ));
 
     md.push_str("## Themes\n\n");
@@ -183,19 +187,32 @@ pub fn report(params: &Params, research: &Research, verdict: &Verdict) -> String
             .iter()
             .map(|i| format!("[{}]", i + 1))
             .collect();
-        md.push_str(&format!(
-            "### {} ({} source{}: {})\n\n",
-            theme.name,
-            theme.members.len(),
-            plural(theme.members.len()),
-            cites.join("")
-        ));
+        let n = theme.members.len();
+        if theme.is_unrelated() {
+            md.push_str(&format!(
+                "### Unrelated ({n} source{}: {})\n\nThese share no key phrase with another source.\n\n",
+                plural(n),
+                cites.join("")
+            ));
+        } else {
+            md.push_str(&format!(
+                "### {} ({n} source{}: {})\n\n",
+                theme.name,
+                plural(n),
+                cites.join("")
+            ));
+            let also = match theme.terms.get(1) {
+                Some(t) => format!("; also shared: “{t}”"),
+                None => String::new(),
+            };
+            md.push_str(&format!(
+                "Key phrase in every source: “{}”{also}.\n\n",
+                theme.name
+            ));
+        }
         for c in claims(theme, research) {
             let cites: String = c.cites.iter().map(|n| format!("[{n}]")).collect();
-            md.push_str(&format!(
-                "- {} {cites} — {} confidence\n",
-                c.text, c.confidence
-            ));
+            md.push_str(&format!("- {} {cites} — {}\n", c.text, c.date));
         }
         md.push('\n');
     }
@@ -207,12 +224,16 @@ pub fn report(params: &Params, research: &Research, verdict: &Verdict) -> String
         } else {
             format!("{} (not fetched: search snippet only)", r.kind.name())
         };
+        let by = match &r.author {
+            Some(a) => format!(" · by {a}"),
+            None => String::new(),
+        };
         md.push_str(&format!(
-            "[{}] [{}]({}) — {} · {} · {read}{} · via {} · rank score {:.3}\n",
+            "[{}] [{}]({}) — {}{by} · {} · {read}{} · via {} · rank score {:.3}\n",
             i + 1,
             md_escape(&r.title),
             r.url,
-            r.domain,
+            publisher_label(r),
             date_label(r),
             engagement(r),
             r.providers.join(", "),
@@ -230,7 +251,7 @@ pub fn report(params: &Params, research: &Research, verdict: &Verdict) -> String
             .count()
     };
     md.push_str(&format!(
-        "- Dates: {} from the page itself (high), {} from the post that is the content (medium), {} undated (low).\n",
+        "- Date confidence: {} dated by the page itself (high), {} by the post that is the content (medium), {} undated (low). Dates are shown as the page wrote them, in its own offset.\n",
         by_source(DateSource::Page),
         by_source(DateSource::Post),
         by_source(DateSource::None)
@@ -249,6 +270,14 @@ pub fn report(params: &Params, research: &Research, verdict: &Verdict) -> String
     }
     for f in &research.failures {
         md.push_str(&format!("- {}: {} — {}\n", f.provider, f.code, f.message));
+    }
+    let unread = research.dropped.iter().filter(|d| d.failed_read).count();
+    if unread > 0 {
+        md.push_str(&format!(
+            "\n{unread} page{} could not be read; {} not among the sources or themes.\n",
+            plural(unread),
+            if unread == 1 { "it is" } else { "they are" }
+        ));
     }
     md
 }
@@ -278,7 +307,7 @@ fn limitations(research: &Research) -> String {
             snippets.join("")
         ));
     }
-    for d in &research.dropped {
+    for d in research.drops() {
         out.push_str(&format!(
             "- Dropped ({}): {} — {}\n",
             d.reason.replace('_', " "),

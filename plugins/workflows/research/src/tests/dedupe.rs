@@ -53,22 +53,19 @@ fn title_keys_ignore_case_punctuation_and_site_suffixes() {
 }
 
 #[test]
-fn domains_use_the_site_name_on_ip_hosts() {
+fn hosts_come_from_the_hit_never_from_the_page() {
     assert_eq!(
-        domain(
-            "https://www.bytecode.example/a",
-            Some("Bytecode Weekly"),
-            None
-        ),
+        domain("https://www.bytecode.example/a", Some("x.example/a"), None),
         "bytecode.example"
     );
+    // A local mirror: the search engine's display URL names the host.
     assert_eq!(
         domain(
             "http://127.0.0.1:8080/small/news/a.html",
-            Some("The Sandbox Journal"),
+            Some("sandboxjournal.example/posts/a/"),
             None
         ),
-        "the-sandbox-journal"
+        "sandboxjournal.example"
     );
     assert_eq!(
         domain(
@@ -80,6 +77,70 @@ fn domains_use_the_site_name_on_ip_hosts() {
     );
     assert_eq!(domain("http://localhost:3000/a", None, None), "localhost");
     assert_eq!(domain("http://[::1]:8080/a", None, Some("nobody")), "::1");
+    assert_eq!(
+        domain("http://127.0.0.1:8080/a", Some("not a host"), None),
+        "127.0.0.1"
+    );
+}
+
+#[test]
+fn the_host_count_does_not_depend_on_reading_the_page() {
+    use crate::records;
+    let url = "http://127.0.0.1:8080/small/news/articles/sandbox-journal/posts/x/";
+    let h = super::hit(
+        "web",
+        "web",
+        url,
+        "Capability-based security in Wasmtime",
+        None,
+        &[("display_url", "sandboxjournal.example/posts/x/")],
+    );
+    let unread = records::from_hit(&h, 0, 0);
+    let mut read = unread.clone();
+    records::apply_document(
+        &mut read,
+        &doc(
+            url,
+            "Capability-based security in Wasmtime | The Sandbox Journal",
+            &prose(900),
+            None,
+            &[("site_name", "The Sandbox Journal")],
+        ),
+    );
+    assert_eq!(unread.domain, "sandboxjournal.example");
+    assert_eq!(read.domain, unread.domain);
+    // The publisher is named, not slugged.
+    assert_eq!(read.publisher(), "The Sandbox Journal");
+    assert_eq!(unread.publisher(), "sandboxjournal.example");
+    assert_eq!(read.title, "Capability-based security in Wasmtime");
+}
+
+#[test]
+fn publisher_names_drop_taglines_and_titles_drop_site_suffixes() {
+    use crate::canon::{publisher_name, strip_site_suffix, strip_site_suffix_of};
+    assert_eq!(
+        publisher_name("Aktuálně.cz – Víte co se právě děje"),
+        "Aktuálně.cz"
+    );
+    assert_eq!(publisher_name("The Sandbox Journal"), "The Sandbox Journal");
+    assert_eq!(
+        strip_site_suffix("List of whale strandings - Wikipedia"),
+        "List of whale strandings"
+    );
+    assert_eq!(
+        strip_site_suffix("Fuel and epochs | Runtime Notes | Blog"),
+        "Fuel and epochs"
+    );
+    // A subtitle after a dash is no site name.
+    let sub = "Rust in the kernel — what the maintainers agreed on after three years of debate";
+    assert_eq!(strip_site_suffix(sub), sub);
+    assert_eq!(
+        strip_site_suffix_of(
+            "Why agents need a browser - Example News Network Daily Edition",
+            &["Example News Network Daily Edition"]
+        ),
+        "Why agents need a browser"
+    );
 }
 
 #[test]
@@ -153,7 +214,7 @@ fn copies_fold_into_the_richer_record() {
     let k = &kept[0];
     assert_eq!(k.url, original, "the richer copy is kept");
     assert_eq!(k.published.as_deref(), Some("2026-11-24T09:00:00Z"));
-    assert_eq!(k.domain, "bytecode-weekly");
+    assert_eq!(k.publisher(), "Bytecode Weekly");
     assert_eq!(k.mentions, 3);
     assert_eq!((k.score, k.comments), (214, 96));
     assert_eq!(k.providers, ["community", "web"]);

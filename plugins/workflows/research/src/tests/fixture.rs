@@ -43,7 +43,13 @@ fn item(
 
 /// small/news/ddg/html/index.html as the web provider reads it.
 pub fn ddg() -> Vec<ResultItem> {
-    let html = Html::parse(&file("small/news/ddg/html/index.html"));
+    ddg_at("small/news/ddg/html/index.html")
+}
+
+/// A DuckDuckGo results page of the fixture web as the web provider reads
+/// it (with the display URL it passes on).
+pub fn ddg_at(rel: &str) -> Vec<ResultItem> {
+    let html = Html::parse(&file(rel));
     html.elements()
         .filter(|&b| html.has_class(b, "result") && !html.has_class(b, "result--ad"))
         .filter_map(|b| {
@@ -61,12 +67,17 @@ pub fn ddg() -> Vec<ResultItem> {
                         .filter(|&d| html.is(d, "span"))
                         .find_map(|d| date::normalize(&html.text(d)))
                 });
+            let shown = html
+                .find_class_in(b, "result__url")
+                .next()
+                .map(|u| html.text(u))
+                .filter(|u| !u.is_empty());
             Some(item(
                 &target,
                 &html.text(a),
                 &snippet.unwrap_or_default(),
                 published,
-                vec![],
+                shown.map(|u| ("display_url", u)).into_iter().collect(),
             ))
         })
         .take(10)
@@ -250,6 +261,32 @@ pub fn read_page(html: &str, page_url: &str) -> Document {
         published,
         metadata,
     }
+}
+
+/// A page as the web provider reads it, with the kit's reader (title,
+/// date, author, site name as the provider gives them).
+pub fn read_page_readable(html: &str, page_url: &str) -> Document {
+    let r = webrig_workflow_sdk::kit::readable::extract(&Html::parse(html), page_url);
+    let metadata = r.metadata();
+    Document {
+        url: page_url.into(),
+        title: r.title,
+        text: r.text,
+        published: r.published,
+        metadata,
+    }
+}
+
+/// [`fetch`] with the kit's reader ([`read_page_readable`]).
+pub fn fetch_readable(page_url: &str) -> Result<Fetched, Failure> {
+    let mut f = fetch(page_url)?;
+    let rel = page_url
+        .strip_prefix(ORIGIN)
+        .unwrap_or(page_url)
+        .trim_start_matches('/')
+        .to_string();
+    f.document = read_page_readable(&file(&rel), page_url);
+    Ok(f)
 }
 
 /// Fetches a fixture URL the way the fixture server and web provider

@@ -29,7 +29,7 @@ fn pass_needs_three_records_two_domains_and_one_long_text() {
     assert_eq!(v.status, Status::Pass, "{}", v.reason);
     assert_eq!(
         v.reason,
-        "3 records from 2 domains, 1 with ≥ 500 characters of text"
+        "3 records from 2 hosts, 1 with ≥ 500 characters of text"
     );
 }
 

@@ -8,9 +8,11 @@ mod fixture;
 mod gating;
 mod input;
 mod ranking;
+mod reef_web;
 mod rendering;
 mod shells;
 mod small_web;
+mod theme_corpus;
 mod theming;
 
 use crate::input::{Params, parse};

@@ -146,7 +146,7 @@ fn picks_promising_distinct_destination_pages() {
             0,
         ),
     ];
-    let picked: Vec<&str> = pick_fetch(&recs, &topic, 10)
+    let picked: Vec<&str> = pick_fetch(&recs, &topic, 10, &[])
         .iter()
         .map(|&i| recs[i].url.as_str())
         .collect();
@@ -158,7 +158,7 @@ fn picks_promising_distinct_destination_pages() {
             "https://x.example/cooking"
         ]
     );
-    let two: Vec<usize> = pick_fetch(&recs, &topic, 2);
+    let two: Vec<usize> = pick_fetch(&recs, &topic, 2, &[]);
     assert_eq!(two.len(), 2);
-    assert!(pick_fetch(&recs, &topic, 0).is_empty());
+    assert!(pick_fetch(&recs, &topic, 0, &[]).is_empty());
 }

@@ -38,7 +38,7 @@ fn every_citation_points_at_a_listed_source() {
     assert!(
         claim_lines
             .iter()
-            .all(|l| l.contains("] — ") && l.ends_with("confidence")),
+            .all(|l| l.contains("] — ") && l.contains("date confidence ") && l.ends_with(')')),
         "{claim_lines:#?}"
     );
     for needle in [

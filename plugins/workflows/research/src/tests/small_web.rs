@@ -64,12 +64,31 @@ pub fn run(input: Value) -> (Params, Research) {
         })
         .collect();
     let found = pipeline::collect(outcomes);
-    let picks = pick_fetch(&found.records, &topic_terms(&p.topic), p.fetch as usize);
+    let picks = pick_fetch(
+        &found.records,
+        &topic_terms(&p.topic),
+        p.fetch as usize,
+        &[],
+    );
     let fetched = picks
         .iter()
         .map(|&i| (i, fixture::fetch(&found.records[i].url)))
         .collect();
-    let research = pipeline::finish(&p, found, fetched);
+    let mut fetched: Vec<_> = fetched;
+    let mut research = pipeline::finish(&p, found.clone(), fetched.clone());
+    if research.timebox_empty() {
+        let more = pick_fetch(
+            &found.records,
+            &topic_terms(&p.topic),
+            p.fetch as usize,
+            &picks,
+        );
+        fetched.extend(
+            more.iter()
+                .map(|&i| (i, fixture::fetch(&found.records[i].url))),
+        );
+        research = pipeline::finish(&p, found, fetched);
+    }
     (p, research)
 }
 
@@ -170,19 +189,42 @@ fn all_sources_reading_every_page() {
         (r.failures[0].provider.as_str(), r.failures[0].code.as_str()),
         ("web", "not_found")
     );
-    let themes: Vec<(&str, &[usize])> = r
+    let themes: Vec<(Vec<&str>, &[usize])> = r
         .themes
         .iter()
-        .map(|t| (t.name.as_str(), t.members.as_slice()))
+        .map(|t| {
+            (
+                t.terms.iter().map(String::as_str).collect(),
+                t.members.as_slice(),
+            )
+        })
         .collect();
     assert_eq!(
         themes,
         [
-            ("capabilities, host", &[0, 2, 3, 4, 5, 9][..]),
-            ("components, shared", &[7, 8][..]),
-            ("deadlines, epoch", &[1, 6][..]),
+            (vec!["plugin"], &[1, 3, 5, 6][..]),
+            (vec!["imports", "file"], &[0, 2, 9][..]),
+            (vec!["shared-nothing"], &[7, 8][..]),
+            (vec![], &[4][..]),
         ]
     );
+    // Every member of a theme holds its key phrase.
+    for t in r.themes.iter().filter(|t| !t.is_unrelated()) {
+        for &m in &t.members {
+            let (rec, _) = &r.ranked[m];
+            let input = crate::themes::Input {
+                title: rec.title.clone(),
+                description: rec.description.clone().unwrap_or_default(),
+                text: rec.body().to_string(),
+            };
+            assert!(
+                super::theme_corpus::holds_phrase(&input, &t.terms[0]),
+                "{} lacks {:?}",
+                rec.title,
+                t.terms[0]
+            );
+        }
+    }
     let verdict = crate::gate::judge(r.ranked.iter().map(|(rec, _)| rec));
     assert_eq!(verdict.status, crate::gate::Status::Pass);
 }
@@ -276,7 +318,7 @@ fn print_run(p: &Params, r: &Research) {
 }
 
 #[test]
-fn failed_fetches_drop_gone_pages_and_keep_the_rest_as_snippets() {
+fn failed_reads_are_failures_once_and_never_sources() {
     use webrig_workflow_sdk::types::Failure;
     let p = params(json!({"topic": "webassembly sandboxing", "sources": "web"}));
     let found = pipeline::collect(vec![(
@@ -298,13 +340,35 @@ fn failed_fetches_drop_gone_pages_and_keep_the_rest_as_snippets() {
             (2, Err(fail("timeout"))),
         ],
     );
-    assert_eq!(
-        dropped(&research)[..2],
-        [("not_found", A), ("login_wall", B)]
-    );
-    assert!(urls(&research).contains(&K), "a timeout keeps the hit");
+    for u in [A, B, K] {
+        assert!(!urls(&research).contains(&u), "{u} is no source");
+        for t in &research.themes {
+            for &m in &t.members {
+                assert_ne!(path(&research.ranked[m].0.url), u);
+            }
+        }
+    }
+    // Each failure once: in the failures (naming its URL), not as a drop.
     assert_eq!(research.failures.len(), 3);
+    assert!(
+        research.failures[2].message.contains(K),
+        "{:?}",
+        research.failures
+    );
+    assert!(research.drops().all(|d| ![A, B, K].contains(&path(&d.url))));
+    assert_eq!(research.dropped_by_reason().get("not_found"), None);
     assert_eq!((research.fetch_attempted, research.fetch_ok), (3, 0));
+    let verdict = crate::gate::judge(research.ranked.iter().map(|(rec, _)| rec));
+    let md = crate::render::report(&p, &research, &verdict);
+    assert!(md.contains("3 failures"), "{md}");
+    assert!(
+        md.contains("3 pages could not be read; they are not among the sources or themes."),
+        "{md}"
+    );
+    let (_, limitations) = md.split_once("## Limitations").expect("limitations");
+    let (limitations, failures) = limitations.split_once("## Failures").expect("failures");
+    assert!(!limitations.contains(K), "{limitations}");
+    assert_eq!(failures.matches(K).count(), 1, "{failures}");
 }
 
 #[test]

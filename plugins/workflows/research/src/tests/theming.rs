@@ -1,4 +1,5 @@
-//! Theme clustering: deterministic, named by shared terms.
+//! Theme clustering: deterministic, named by a key phrase every member
+//! holds; the rest honestly unrelated.
 
 use crate::terms::topic_terms;
 use crate::themes::{Input, cluster};
@@ -47,11 +48,12 @@ fn groups_records_by_shared_terms() {
     assert!(names[0].starts_with("capabilities"), "{names:?}");
     assert_eq!(members[1], [1, 3], "{themes:#?}");
     assert!(names[1].starts_with("epoch"), "{names:?}");
-    // Every record is in exactly one theme; leftovers are "other".
+    // Every record is in exactly one theme; leftovers are "unrelated".
     let mut all: Vec<usize> = members.concat();
     all.sort();
     assert_eq!(all, [0, 1, 2, 3, 4, 5]);
-    assert_eq!(themes.last().map(|t| t.name.as_str()), Some("other"));
+    assert_eq!(themes.last().map(|t| t.name.as_str()), Some("unrelated"));
+    assert_eq!(themes.last().map(|t| t.members.clone()), Some(vec![4, 5]));
     // The topic's own words never name a theme.
     assert!(
         names
@@ -70,5 +72,6 @@ fn clustering_is_deterministic() {
     assert!(cluster(&[], &topic).is_empty());
     let single = cluster(&sample()[..1], &topic);
     assert_eq!(single.len(), 1);
-    assert_eq!(single[0].name, "other");
+    assert_eq!(single[0].name, "unrelated");
+    assert!(single[0].is_unrelated());
 }

@@ -1255,6 +1255,8 @@ fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
         assert!(std::time::Instant::now() < until, "a tab was left open");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
 /// The web provider on the research fixture web (tests/fixtures/web/
 /// research: seven pages found for "coral reef bleaching").
 fn reef_daemon() -> Daemon {

@@ -65,7 +65,10 @@ pub fn read_regular(
     let over = |n: u64| {
         ApiError::new(
             ErrorCode::LimitExceeded,
-            format!("{} is {n} bytes or more; at most {cap} are read", path.display()),
+            format!(
+                "{} is {n} bytes or more; at most {cap} are read",
+                path.display()
+            ),
         )
     };
     if meta.len() > cap {
@@ -97,9 +100,8 @@ impl PrivateDir {
     /// an existing path, symlink or not, is refused. The folder opened after
     /// is checked to be a folder of this user that no one else may enter.
     pub fn create_new(path: &Path) -> Result<PrivateDir, ApiError> {
-        let cannot = |why: String| {
-            ApiError::invalid(format!("cannot create {}: {why}", path.display()))
-        };
+        let cannot =
+            |why: String| ApiError::invalid(format!("cannot create {}: {why}", path.display()));
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(cannot("it names no folder".into()));
         };
@@ -146,10 +148,15 @@ impl PrivateDir {
     /// Writes a new file `name` (one plain component) in the folder, 0600.
     pub fn write_new(&self, name: &str, bytes: &[u8]) -> Result<(), ApiError> {
         if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\', '\0']) {
-            return Err(ApiError::internal(format!("{name:?} is no plain file name")));
+            return Err(ApiError::internal(format!(
+                "{name:?} is no plain file name"
+            )));
         }
         let cannot = |e: std::io::Error| {
-            ApiError::invalid(format!("cannot write {}: {e}", self.path.join(name).display()))
+            ApiError::invalid(format!(
+                "cannot write {}: {e}",
+                self.path.join(name).display()
+            ))
         };
         let fd = rustix::fs::openat(
             &self.fd,
@@ -292,7 +299,10 @@ mod tests {
         let mode = std::fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode & 0o077, 0, "{mode:o}");
         made.write_new("page.json", b"{}").expect("write");
-        assert!(made.write_new("page.json", b"again").is_err(), "no overwrite");
+        assert!(
+            made.write_new("page.json", b"again").is_err(),
+            "no overwrite"
+        );
         assert!(made.write_new("../escape", b"x").is_err());
         // The folder moved and a symlink took its name: writes still land
         // in the folder that was made, never through the symlink.
@@ -307,7 +317,11 @@ mod tests {
         // An existing path, a symlink included, is refused.
         let err = PrivateDir::create_new(&path).expect_err("exists");
         assert!(err.message().contains("already exists"), "{err}");
-        let mode = std::fs::metadata(&moved).expect("stat").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&moved)
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode & 0o077, 0, "not chmodded through a path");
     }
 

@@ -512,7 +512,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let home = Home::at(dir.path().to_path_buf());
         let d = Limits::default();
-        assert_eq!(d.devtools.downloads, DownloadPolicy::Agent, "deny by default");
+        assert_eq!(
+            d.devtools.downloads,
+            DownloadPolicy::Agent,
+            "deny by default"
+        );
         assert!(d.download_bytes_per_session > 0 && d.download_bytes_total > 0);
         std::fs::write(
             dir.path().join("config.toml"),
@@ -525,8 +529,14 @@ mod tests {
         assert_eq!(l.download_files_total, 3);
         assert_eq!(l.devtools.downloads, DownloadPolicy::Always);
         for (text, key) in [
-            ("[limits]\ndownload_files_per_session = 0\n", "download_files_per_session"),
-            ("[limits]\ndownload_bytes_total = 0\n", "download_bytes_total"),
+            (
+                "[limits]\ndownload_files_per_session = 0\n",
+                "download_files_per_session",
+            ),
+            (
+                "[limits]\ndownload_bytes_total = 0\n",
+                "download_bytes_total",
+            ),
             ("[devtools]\ndownloads = \"sometimes\"\n", "sometimes"),
         ] {
             std::fs::write(dir.path().join("config.toml"), text).expect("write");

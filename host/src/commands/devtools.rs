@@ -810,7 +810,11 @@ impl Command for Downloads {
             .iter()
             .map(|d| {
                 let place = d.path.clone().unwrap_or_else(|| d.suggested.clone());
-                let why = d.error.as_deref().map(|e| format!("\t{e}")).unwrap_or_default();
+                let why = d
+                    .error
+                    .as_deref()
+                    .map(|e| format!("\t{e}"))
+                    .unwrap_or_default();
                 format!("{}\t{}\t{}\t{}{why}", d.state, size(d.bytes), place, d.url)
             })
             .collect::<Vec<_>>()

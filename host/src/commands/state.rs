@@ -620,26 +620,21 @@ pub struct StateLoad {
 pub fn read_state(path: &std::path::Path) -> Result<StateFile, ApiError> {
     use std::os::unix::fs::MetadataExt;
     let bad = |why: String| ApiError::invalid(format!("{}: {why}", path.display()));
-    let text = artifacts::read_regular(
-        path,
-        STATE_BYTES,
-        artifacts::Symlinks::Refuse,
-        |meta| {
-            if Some(meta.uid()) != crate::config::own_uid() {
-                return Err(format!(
-                    "owned by uid {}, not you: a state file carries logins",
-                    meta.uid()
-                ));
-            }
-            if meta.mode() & 0o022 != 0 {
-                return Err(format!(
-                    "others may write it (mode {:o}): chmod 600 it first",
-                    meta.mode() & 0o777
-                ));
-            }
-            Ok(())
-        },
-    )?;
+    let text = artifacts::read_regular(path, STATE_BYTES, artifacts::Symlinks::Refuse, |meta| {
+        if Some(meta.uid()) != crate::config::own_uid() {
+            return Err(format!(
+                "owned by uid {}, not you: a state file carries logins",
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!(
+                "others may write it (mode {:o}): chmod 600 it first",
+                meta.mode() & 0o777
+            ));
+        }
+        Ok(())
+    })?;
     let file: StateFile =
         serde_json::from_slice(&text).map_err(|e| bad(format!("not a webrig state file: {e}")))?;
     if file.webrig_state != 1 {

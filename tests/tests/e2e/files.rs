@@ -44,8 +44,25 @@ fn budget_daemon() -> &'static Daemon {
 fn a_page_that_starts_twenty_downloads_on_its_own_gets_none() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("files/spray.html") }));
-    let v = s.until("downloads", json!({}), |v| entries(v).len() >= 20);
+    s.until(
+        "eval",
+        json!({ "script": "document.getElementById('status').textContent" }),
+        |v| v["value"] == "started 20",
+    );
+    // Chromium itself lets only some of a burst begin; every one that does
+    // is seen, and refused.
+    let mut v = s.until("downloads", json!({}), |v| !entries(v).is_empty());
+    loop {
+        std::thread::sleep(Duration::from_millis(700));
+        let now = s.ok("downloads", json!({}));
+        if entries(&now).len() == entries(&v).len() {
+            break;
+        }
+        v = now;
+    }
     let folder = PathBuf::from(v["folder"].as_str().expect("folder"));
+    let came = entries(&v).len();
+    eprintln!("{came} of the page's 20 downloads began; all refused");
     for e in entries(&v) {
         assert_eq!(e["state"], "refused", "{e}");
         let why = e["error"].as_str().unwrap_or_default();
@@ -61,7 +78,7 @@ fn a_page_that_starts_twenty_downloads_on_its_own_gets_none() {
     assert_eq!(files_in(&folder), vec!["tiny.txt".to_string()]);
     // A plain click (no --download) is no request for a file.
     s.ok("click", json!({ "target": "#tiny" }));
-    let v = s.until("downloads", json!({}), |v| entries(v).len() >= 22);
+    let v = s.until("downloads", json!({}), |v| entries(v).len() >= came + 2);
     let last = entries(&v).pop().unwrap_or_default();
     assert_eq!(last["state"], "refused", "{v}");
 }
@@ -76,10 +93,7 @@ fn a_download_over_the_session_budget_is_cancelled_naming_the_limit() {
         "limit_exceeded",
     );
     let message = e["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains("limits.download_bytes_per_session"),
-        "{e}"
-    );
+    assert!(message.contains("limits.download_bytes_per_session"), "{e}");
     let v = s.until("downloads", json!({}), |v| {
         entries(v).first().is_some_and(|d| d["state"] == "canceled")
     });
@@ -345,7 +359,11 @@ fn debug_bundle_writes_nothing_through_a_symlink_another_user_races_in() {
             refused += 1;
             assert_eq!(r["error"]["code"], "invalid_argument", "{r}");
         }
-        assert_eq!(files_in(&loot), Vec::<String>::new(), "written through: {r}");
+        assert_eq!(
+            files_in(&loot),
+            Vec::<String>::new(),
+            "written through: {r}"
+        );
     }
     let mut racer = racer;
     let _ = racer.wait();

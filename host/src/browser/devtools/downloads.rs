@@ -307,9 +307,7 @@ impl Downloads {
         let bytes = p["receivedBytes"].as_f64().unwrap_or(0.0).max(0.0) as u64;
         let total = p["totalBytes"].as_f64().unwrap_or(0.0).max(0.0) as u64;
         let mut inner = self.lock();
-        let Some(i) = inner.list.iter().rposition(|d| d.id == guid) else {
-            return None;
-        };
+        let i = inner.list.iter().rposition(|d| d.id == guid)?;
         let d = &mut inner.list[i];
         d.bytes = bytes;
         d.total = total;
@@ -893,7 +891,10 @@ mod tests {
     #[test]
     fn never_refuses_even_an_armed_download() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let d = Arc::new(Downloads::new(dir.path().into(), rules(DownloadPolicy::Never)));
+        let d = Arc::new(Downloads::new(
+            dir.path().into(),
+            rules(DownloadPolicy::Never),
+        ));
         let _armed = d.arm("T1");
         assert!(begin(&d, "a", "T1").cancel.is_some());
         assert!(state_of(&d, "a").1.unwrap_or_default().contains("never"));
@@ -907,7 +908,9 @@ mod tests {
         // An announced size over the budget: cancelled at its first progress.
         begin(&d, "big", "T");
         assert_eq!(
-            progress(&d, "big", "inProgress", 0, 20_000).cancel.as_deref(),
+            progress(&d, "big", "inProgress", 0, 20_000)
+                .cancel
+                .as_deref(),
             Some("big")
         );
         let (state, why) = state_of(&d, "big");
@@ -930,7 +933,10 @@ mod tests {
         assert!(begin(&d, "fourth", "T").cancel.is_some());
         let (state, why) = state_of(&d, "fourth");
         assert_eq!(state, "refused");
-        assert!(why.unwrap_or_default().contains("download_files_per_session"));
+        assert!(
+            why.unwrap_or_default()
+                .contains("download_files_per_session")
+        );
         // Several small ones add up to the byte budget.
         let d = Downloads::new(dir.path().join("s"), rules(DownloadPolicy::Always));
         for g in ["a", "b"] {
@@ -943,7 +949,10 @@ mod tests {
         assert_eq!(state_of(&d, "a").0, "completed");
         let (state, why) = state_of(&d, "b");
         assert_eq!(state, "canceled");
-        assert!(why.unwrap_or_default().contains("download_bytes_per_session"));
+        assert!(
+            why.unwrap_or_default()
+                .contains("download_bytes_per_session")
+        );
         assert!(!dir.path().join("s").join("b").exists());
     }
 

@@ -61,6 +61,14 @@ pub struct Limits {
     /// A browser is not started when less than `session_memory_mib` plus
     /// this much memory is available, MiB (refused before the machine swaps).
     pub min_free_memory_mib: u64,
+    /// Downloads one session may keep (files, bytes): past them a download
+    /// is refused, or cancelled and its partial file removed.
+    pub download_files_per_session: usize,
+    pub download_bytes_per_session: u64,
+    /// Downloads of all sessions together, as found on disk under the
+    /// home's `downloads` folder (what earlier sessions kept counts too).
+    pub download_files_total: usize,
+    pub download_bytes_total: u64,
     /// `[devtools]`: what the tabs' console and network capture keeps.
     #[serde(skip)]
     pub devtools: Devtools,
@@ -80,6 +88,33 @@ pub struct Devtools {
     /// Response bodies the browser keeps per tab for `network body`, bytes
     /// (its own buffer; the oldest go first).
     pub network_body_bytes: usize,
+    /// When a page may download: `agent` (default: only for an agent
+    /// action that asked for one, `click --download`), `always`, `never`.
+    pub downloads: DownloadPolicy,
+}
+
+/// `[devtools] downloads`: which downloads a session's browser accepts.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum DownloadPolicy {
+    /// Only a download an agent action asked for (`click --download`): a
+    /// page that starts downloads on its own gets them refused.
+    #[default]
+    Agent,
+    /// Any download, within the `[limits]` download budgets.
+    Always,
+    /// None.
+    Never,
 }
 
 impl Default for Devtools {
@@ -90,6 +125,7 @@ impl Default for Devtools {
             error_entries: 500,
             network_entries: 500,
             network_body_bytes: 8 << 20,
+            downloads: DownloadPolicy::Agent,
         }
     }
 }
@@ -117,6 +153,10 @@ impl Default for Limits {
             body_timeout_ms: 10_000,
             session_memory_mib: SESSION_MEMORY_MIB,
             min_free_memory_mib: 512,
+            download_files_per_session: 32,
+            download_bytes_per_session: 256 << 20,
+            download_files_total: 256,
+            download_bytes_total: 1 << 30,
             devtools: Devtools::default(),
         }
     }
@@ -247,6 +287,16 @@ impl Limits {
             ("limits.idle_timeout_ms", l.idle_timeout_ms),
             ("limits.body_timeout_ms", l.body_timeout_ms),
             ("limits.session_memory_mib", l.session_memory_mib),
+            (
+                "limits.download_files_per_session",
+                l.download_files_per_session as u64,
+            ),
+            (
+                "limits.download_bytes_per_session",
+                l.download_bytes_per_session,
+            ),
+            ("limits.download_files_total", l.download_files_total as u64),
+            ("limits.download_bytes_total", l.download_bytes_total),
             (
                 "devtools.console_entries",
                 l.devtools.console_entries as u64,
@@ -483,6 +533,44 @@ mod tests {
             .expect("write");
         let err = Limits::load(&home).expect_err("zero").to_string();
         assert!(err.contains("limits.body_bytes"), "{err}");
+    }
+
+    #[test]
+    fn download_budgets_and_policy_load_and_refuse_zero() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = Home::at(dir.path().to_path_buf());
+        let d = Limits::default();
+        assert_eq!(
+            d.devtools.downloads,
+            DownloadPolicy::Agent,
+            "deny by default"
+        );
+        assert!(d.download_bytes_per_session > 0 && d.download_bytes_total > 0);
+        std::fs::write(
+            dir.path().join("config.toml"),
+            "[limits]\ndownload_bytes_per_session = 1000\ndownload_files_total = 3\n\
+             [devtools]\ndownloads = \"always\"\n",
+        )
+        .expect("write");
+        let l = Limits::load(&home).expect("parses");
+        assert_eq!(l.download_bytes_per_session, 1000);
+        assert_eq!(l.download_files_total, 3);
+        assert_eq!(l.devtools.downloads, DownloadPolicy::Always);
+        for (text, key) in [
+            (
+                "[limits]\ndownload_files_per_session = 0\n",
+                "download_files_per_session",
+            ),
+            (
+                "[limits]\ndownload_bytes_total = 0\n",
+                "download_bytes_total",
+            ),
+            ("[devtools]\ndownloads = \"sometimes\"\n", "sometimes"),
+        ] {
+            std::fs::write(dir.path().join("config.toml"), text).expect("write");
+            let err = Limits::load(&home).expect_err(key).to_string();
+            assert!(err.contains(key), "{key}: {err}");
+        }
     }
 
     #[test]

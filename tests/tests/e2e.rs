@@ -9,6 +9,7 @@ mod e2e {
     pub mod cli;
     pub mod devtools;
     pub mod doors;
+    pub mod files;
     pub mod hardening;
     pub mod load;
     pub mod macros;

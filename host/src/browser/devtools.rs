@@ -41,12 +41,12 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(config: Config, downloads_dir: std::path::PathBuf) -> Arc<Shared> {
+    pub fn new(config: Config, downloads: Downloads) -> Arc<Shared> {
         Arc::new(Shared {
             config,
             routes: Mutex::new(Vec::new()),
             emulation: Mutex::new(Emulation::default()),
-            downloads: Arc::new(Downloads::new(downloads_dir)),
+            downloads: Arc::new(downloads),
             relay: Default::default(),
         })
     }
@@ -108,32 +108,7 @@ impl Shared {
     /// session's folder and follows them. Not for the user's browser
     /// through the extension: its downloads are the user's.
     pub async fn watch_downloads(&self, conn: &Connection) -> Result<(), ApiError> {
-        let dir = self.downloads.dir().to_path_buf();
-        crate::config::ensure_private_dir(&dir)
-            .map_err(|e| ApiError::internal(format!("the downloads folder: {e:#}")))?;
-        let mut events = conn.subscribe();
-        let downloads = Arc::downgrade(&self.downloads);
-        tokio::spawn(async move {
-            loop {
-                let Some(event) = super::cdp::next_event(&mut events).await else {
-                    break;
-                };
-                if event.session_id.is_some() || !event.method.starts_with("Browser.download") {
-                    continue;
-                }
-                let Some(downloads) = downloads.upgrade() else {
-                    break;
-                };
-                downloads.apply(&event.method, &event.params);
-            }
-        });
-        conn.call(
-            None,
-            "Browser.setDownloadBehavior",
-            json!({ "behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true }),
-        )
-        .await?;
-        Ok(())
+        self.downloads.follow(conn).await
     }
 }
 

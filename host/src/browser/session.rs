@@ -264,7 +264,13 @@ impl SessionState {
         downloads_dir: PathBuf,
     ) -> Self {
         SessionState {
-            devtools: super::devtools::Shared::new(limits.devtools.clone(), downloads_dir),
+            devtools: super::devtools::Shared::new(
+                limits.devtools.clone(),
+                super::devtools::Downloads::new(
+                    downloads_dir,
+                    super::devtools::downloads::Rules::from_limits(limits),
+                ),
+            ),
             name: name.to_string(),
             browser: None,
             gone: None,

@@ -212,14 +212,20 @@ impl Command for Click {
                          in your own browser, downloads go where it puts them",
                     ));
                 }
-                let mark = downloads.mark();
-                click_target(&tab, &target, button, count, mods, deadline).await?;
-                if !download {
-                    return Ok(None);
+                if download && downloads.policy() == crate::config::DownloadPolicy::Never {
+                    return Err(ApiError::invalid(
+                        "downloads are off ([devtools] downloads = \"never\" in config.toml)",
+                    ));
                 }
+                // The click asks for one download: only it is accepted.
+                let armed = download.then(|| downloads.arm(tab.target_id()));
+                click_target(&tab, &target, button, count, mods, deadline).await?;
+                let Some(armed) = armed else {
+                    return Ok(None);
+                };
                 let within =
                     DOWNLOAD_BEGINS_WITHIN.min(deadline.saturating_duration_since(Instant::now()));
-                let Some(id) = downloads.wait_begun(mark, within).await else {
+                let Some(id) = armed.wait_begun(within).await else {
                     return Err(ApiError::new(
                         crate::error::ErrorCode::Timeout,
                         format!(

@@ -672,20 +672,14 @@ impl Command for RouteCmd {
             let body = match &self.body {
                 Some(path) => {
                     cx.require_local_files("--body")?;
-                    let meta = std::fs::metadata(path).map_err(|e| {
-                        ApiError::invalid(format!("cannot read {}: {e}", path.display()))
-                    })?;
-                    if meta.len() > routes::ROUTE_BODY_BYTES as u64 {
-                        return Err(ApiError::invalid(format!(
-                            "{} is {} bytes; a route carries at most {}",
-                            path.display(),
-                            meta.len(),
-                            routes::ROUTE_BODY_BYTES
-                        )));
-                    }
-                    Some(std::fs::read(path).map_err(|e| {
-                        ApiError::invalid(format!("cannot read {}: {e}", path.display()))
-                    })?)
+                    // Opened once, a regular file only (not /dev/zero or a
+                    // FIFO), read to the cap plus one byte at most.
+                    Some(crate::artifacts::read_regular(
+                        path,
+                        routes::ROUTE_BODY_BYTES as u64,
+                        crate::artifacts::Symlinks::Follow,
+                        |_| Ok(()),
+                    )?)
                 }
                 None => None,
             };
@@ -789,6 +783,9 @@ pub struct DownloadsOut {
     pub downloads: Vec<Download>,
     /// Where this session's downloads go.
     pub folder: PathBuf,
+    /// Which downloads are accepted (`[devtools] downloads`): `agent` (only
+    /// for `click --download`), `always` or `never`.
+    pub policy: crate::config::DownloadPolicy,
 }
 
 impl Command for Downloads {
@@ -803,6 +800,7 @@ impl Command for Downloads {
         Ok(DownloadsOut {
             downloads: shared.downloads.list(),
             folder: shared.downloads.dir().to_path_buf(),
+            policy: shared.downloads.policy(),
         })
     }
 
@@ -814,7 +812,12 @@ impl Command for Downloads {
             .iter()
             .map(|d| {
                 let place = d.path.clone().unwrap_or_else(|| d.suggested.clone());
-                format!("{}\t{}\t{}\t{}", d.state, size(d.bytes), place, d.url)
+                let why = d
+                    .error
+                    .as_deref()
+                    .map(|e| format!("\t{e}"))
+                    .unwrap_or_default();
+                format!("{}\t{}\t{}\t{}{why}", d.state, size(d.bytes), place, d.url)
             })
             .collect::<Vec<_>>()
             .join("\n")

@@ -226,19 +226,11 @@ impl Command for DebugBundle {
 
     async fn run(self, mut cx: Cx) -> Result<BundleOut, ApiError> {
         let dir = super::capture::destination(&cx, self.path, "debug", "")?;
-        if std::fs::symlink_metadata(&dir).is_ok() {
-            return Err(
-                ApiError::invalid(format!("{} already exists", dir.display()))
-                    .with_hint("name a folder that does not exist yet"),
-            );
-        }
-        if !dir.parent().is_some_and(std::path::Path::is_dir) {
-            return Err(ApiError::invalid(format!(
-                "cannot create {}: its parent folder does not exist",
-                dir.display()
-            )));
-        }
         let tab = cx.tab().await?;
+        // One mkdir, before the work (a refused path costs nothing); every
+        // file goes in through the folder's descriptor, so a symlink swapped
+        // in later redirects nothing.
+        let folder = crate::artifacts::PrivateDir::create_new(&dir)?;
         let mut missing = Vec::new();
         let page = tab
             .eval("({ url: location.href, title: document.title, width: innerWidth, height: innerHeight })")
@@ -270,11 +262,9 @@ impl Command for DebugBundle {
         page["actions"] = tab.devtools().actions().into();
         page["time"] = devtools::har::iso8601(devtools::rings::now_epoch()).into();
 
-        crate::config::ensure_private_dir(&dir)
-            .map_err(|e| ApiError::invalid(format!("cannot create {}: {e:#}", dir.display())))?;
         let mut files = Vec::new();
         let mut put = |name: &str, bytes: &[u8]| -> Result<(), ApiError> {
-            crate::artifacts::write_new(&dir.join(name), bytes, false)?;
+            folder.write_new(name, bytes)?;
             files.push(name.to_string());
             Ok(())
         };

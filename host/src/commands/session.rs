@@ -228,6 +228,10 @@ pub struct Closed {
     /// Dialogs that were open on the session's tabs (gone with them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dismissed_dialogs: Vec<TabDialog>,
+    /// What became of the session's downloads (none for the user's own
+    /// browser: its downloads are its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downloads: Option<crate::browser::devtools::downloads::Leftovers>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -253,15 +257,28 @@ impl Command for Close {
             .map(|(tab, dialog)| TabDialog { tab, dialog })
             .collect();
         session.shutdown().await;
+        // Partial downloads go; completed ones (each asked for by an agent
+        // action, by default) stay and are listed.
+        let shared = session.devtools().clone();
+        let downloads = (!shared.is_relay()).then(|| shared.downloads.close());
         cx.state().remove_session(&name);
         Ok(Closed {
             session: name,
             dismissed_dialogs,
+            downloads,
         })
     }
 
     fn human(out: &Closed) -> String {
-        format!("session {} closed", out.session)
+        let mut s = format!("session {} closed", out.session);
+        if let Some(d) = out.downloads.as_ref().filter(|d| !d.kept.is_empty()) {
+            s.push_str(&format!(
+                "; {} download(s) kept in {}",
+                d.kept.len(),
+                d.folder.display()
+            ));
+        }
+        s
     }
 }
 

@@ -614,30 +614,27 @@ pub struct StateLoad {
 }
 
 /// Reads and checks a state file: a regular file of this user that no one
-/// else may write, of the right shape, not too big.
+/// else may write, of the right shape, not too big. The file is opened once
+/// (no symlink, no FIFO or device) and its owner, mode and size are checked
+/// on that descriptor before it is read, to the cap.
 pub fn read_state(path: &std::path::Path) -> Result<StateFile, ApiError> {
     use std::os::unix::fs::MetadataExt;
     let bad = |why: String| ApiError::invalid(format!("{}: {why}", path.display()));
-    let meta = std::fs::symlink_metadata(path).map_err(|e| bad(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(bad("not a regular file (a symlink or a folder)".into()));
-    }
-    if Some(meta.uid()) != crate::config::own_uid() {
-        return Err(bad(format!(
-            "owned by uid {}, not you: a state file carries logins",
-            meta.uid()
-        )));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return Err(bad(format!(
-            "others may write it (mode {:o}): chmod 600 it first",
-            meta.mode() & 0o777
-        )));
-    }
-    if meta.len() > STATE_BYTES {
-        return Err(bad(format!("larger than {STATE_BYTES} bytes")));
-    }
-    let text = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let text = artifacts::read_regular(path, STATE_BYTES, artifacts::Symlinks::Refuse, |meta| {
+        if Some(meta.uid()) != crate::config::own_uid() {
+            return Err(format!(
+                "owned by uid {}, not you: a state file carries logins",
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!(
+                "others may write it (mode {:o}): chmod 600 it first",
+                meta.mode() & 0o777
+            ));
+        }
+        Ok(())
+    })?;
     let file: StateFile =
         serde_json::from_slice(&text).map_err(|e| bad(format!("not a webrig state file: {e}")))?;
     if file.webrig_state != 1 {

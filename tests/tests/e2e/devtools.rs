@@ -400,13 +400,14 @@ fn a_download_lands_complete_owner_only_and_never_overwrites() {
     assert!(path2.ends_with("report (1).csv"), "{path2}");
     assert_eq!(std::fs::read(&path).expect("the file").len(), 5000);
 
-    // A plain click on a download link returns at once, and the file comes.
+    // A plain click on a download link returns at once; the download it
+    // starts was not asked for, so it is refused (`[devtools] downloads`).
     let plain = s.ok("click", json!({ "target": "#dl" }));
     assert!(plain.get("navigated").is_none(), "{plain}");
     let list = s.until("downloads", json!({}), |v| {
-        texts(v, "downloads", "state") == ["completed", "completed", "completed"]
+        texts(v, "downloads", "state") == ["completed", "completed", "refused"]
     });
-    assert!(has(&list, "downloads", "path", "report (2).csv"), "{list}");
+    assert!(!has(&list, "downloads", "path", "report (2).csv"), "{list}");
     // A click that downloads nothing says so.
     let r = s.daemon.request(json!({
         "session": s.name, "command": "click", "timeout_ms": 1500,

@@ -104,8 +104,11 @@ impl Product {
     /// shape: `name`, `price`, `currency`, `availability`, `brand`,
     /// `rating`, `review_count`, `image`, `images` (space-separated, when
     /// more than one), `sku`, `gtin`, `mpn`, `seller`, `shipping`,
-    /// `shipping_currency`, `delivery`, `ship_to`; then one `feature` per
-    /// feature, one `spec:<name>` per spec and one `review` per review.
+    /// `shipping_currency`, `delivery`, `ship_to`; then `features` (one
+    /// per line), `specs` (`Name: value` lines, in the page's order) and
+    /// `reviews` (one [`Review::line`] per line). Every key appears once:
+    /// the host keeps metadata as a map, so a repeated key would keep only
+    /// one of its values.
     pub fn metadata(&self) -> Vec<(String, String)> {
         let images = (self.images.len() > 1).then(|| self.images.join(" "));
         let name = Some(self.name.clone());
@@ -131,13 +134,22 @@ impl Product {
         .into_iter()
         .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))
         .collect();
-        out.extend(self.features.iter().map(|f| ("feature".into(), f.clone())));
-        out.extend(
-            self.specs
-                .iter()
-                .map(|(k, v)| (format!("spec:{k}"), v.clone())),
-        );
-        out.extend(self.reviews.iter().map(|r| ("review".into(), r.line())));
+        let lines = |items: Vec<String>| (!items.is_empty()).then(|| items.join("\n"));
+        let specs: Vec<String> = self
+            .specs
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let reviews: Vec<String> = self.reviews.iter().map(Review::line).collect();
+        for (k, v) in [
+            ("features", lines(self.features.clone())),
+            ("specs", lines(specs)),
+            ("reviews", lines(reviews)),
+        ] {
+            if let Some(v) = v {
+                out.push((k.to_string(), v));
+            }
+        }
         out
     }
 
@@ -219,7 +231,8 @@ impl Product {
         let mut specs: Vec<(String, String)> = Vec::new();
         for (k, v) in std::mem::take(&mut self.specs) {
             let (k, v) = (text::collapse_whitespace(&k), text::collapse_whitespace(&v));
-            let k = k.trim_end_matches(':').trim().to_string();
+            // A name holds no colon: `specs` lines split at the first.
+            let k = k.replace(':', " ").trim().to_string();
             if !k.is_empty()
                 && !v.is_empty()
                 && !specs.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k))

@@ -3,15 +3,16 @@
 //! a product page — the kit's `html::product` keys `name`, `price`,
 //! `currency`, `availability`, `brand`, `rating`, `review_count`,
 //! `image`/`images`, `sku`, `gtin`, `seller`, `shipping`, `delivery`,
-//! `feature`, `spec:<name>`, `review`; a web reader's `description`,
+//! `features`, `specs`, `reviews` (one per line); a web reader's
+//! `description`,
 //! `canonical`, `site_name`) and, when the product was looked up by name,
 //! the search hit's extras as fallbacks.
 //!
-//! Features are the page's own feature list (`feature` keys) first, then
+//! Features are the page's own feature list (`features`) first, then
 //! the description's bullet list ("• Rock plate shields the forefoot •
-//! Weight: 255 g") or its lines; specs are `spec:<name>` keys, then
-//! `Name: value` items. Offer talk (price, availability, "Free shipping")
-//! is kept out of the prose.
+//! Weight: 255 g") or its lines; specs are `spec:<name>` keys and
+//! `specs` lines, then `Name: value` items. Offer talk (price,
+//! availability, "Free shipping") is kept out of the prose.
 
 use crate::chrome::{self, availability};
 use webrig_workflow_sdk::kit::url;
@@ -56,16 +57,6 @@ impl Page {
             }
         }
         page
-    }
-
-    /// Every non-blank value of `key`, in order (repeated keys such as
-    /// `feature` and `review`).
-    fn all(&self, key: &str) -> Vec<&str> {
-        self.fields
-            .iter()
-            .filter(|(n, v)| n.eq_ignore_ascii_case(key) && !v.trim().is_empty())
-            .map(|(_, v)| v.trim())
-            .collect()
     }
 
     fn field(&self, keys: &[&str]) -> Option<&str> {
@@ -247,16 +238,23 @@ fn product_name(page: &Page) -> String {
     title
 }
 
+/// "212", "1,301": a count, not review quotes (a provider's `reviews`
+/// may be either).
+fn is_count(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == ',')
+}
+
 /// The facts, or None when the page names no product.
 pub fn gather(page: &Page) -> Option<Product> {
     let name = product_name(page);
     if name.is_empty() {
         return None;
     }
-    // The page's own feature list first.
+    // The page's own feature list first (`features`, one per line).
     let mut features: Vec<String> = page
-        .all("feature")
-        .into_iter()
+        .field(&["features"])
+        .unwrap_or_default()
+        .lines()
         .map(|f| clean(f).trim_end_matches('.').to_string())
         .filter(|f| !f.is_empty())
         .collect();
@@ -271,6 +269,18 @@ pub fn gather(page: &Page) -> Option<Product> {
             Some((clean(n), clean(v)))
         })
         .collect();
+    // `specs`: "Name: value" lines in the page's order.
+    for line in page.field(&["specs"]).unwrap_or_default().lines() {
+        if let Some((k, v)) = line.split_once(':') {
+            let (k, v) = (clean(k), clean(v));
+            if !k.is_empty()
+                && !v.is_empty()
+                && !specs.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k))
+            {
+                specs.push((k, v));
+            }
+        }
+    }
     let mut prose = Vec::new();
     let mut text = page.text.clone();
     if let Some(d) = page.field(&["description"])
@@ -384,7 +394,8 @@ pub fn gather(page: &Page) -> Option<Product> {
             .map(|r| r.clamp(0.0, 5.0))
             .or(seen_rating.map(|(r, _)| r)),
         reviews: page
-            .field(&["review_count", "reviews"])
+            .field(&["review_count"])
+            .or_else(|| page.field(&["reviews"]).filter(|r| is_count(r)))
             .and_then(amount)
             .map(|n| n as u64)
             .or(seen_rating.and_then(|(_, n)| n)),
@@ -402,7 +413,15 @@ pub fn gather(page: &Page) -> Option<Product> {
             })
             .filter(|s| *s >= 0.0),
         delivery: page.field(&["delivery"]).map(clean),
-        quotes: page.all("review").into_iter().take(3).map(clean).collect(),
+        quotes: page
+            .field(&["reviews"])
+            .filter(|r| !is_count(r))
+            .unwrap_or_default()
+            .lines()
+            .map(clean)
+            .filter(|q| !q.is_empty())
+            .take(3)
+            .collect(),
         description: prose.join(" "),
         features,
         specs,

@@ -22,6 +22,16 @@ fn page() -> String {
         .replace("{{origin}}", "http://127.0.0.1:8080")
 }
 
+/// Metadata as it reaches a workflow: the host keeps it as a map (one
+/// value a key, sorted by key).
+fn through_host(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    pairs
+        .into_iter()
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .into_iter()
+        .collect()
+}
+
 /// What the shopping provider's `fetch` gives.
 fn shopping_doc() -> Document {
     let p = product::parse_page(&page(), URL).expect("product");
@@ -30,7 +40,7 @@ fn shopping_doc() -> Document {
         title: p.name.clone(),
         text: p.text(),
         published: None,
-        metadata: p.metadata(),
+        metadata: through_host(p.metadata()),
     }
 }
 
@@ -45,7 +55,7 @@ fn web_doc() -> Document {
         title: r.title,
         text: r.text,
         published: r.published,
-        metadata,
+        metadata: through_host(metadata),
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod entities;
 pub mod meta;
 mod parse;
+pub mod product;
 pub mod select;
 pub mod text;
 

@@ -1334,3 +1334,163 @@ fn research_an_empty_timebox_is_not_found_and_says_how_to_widen_it() {
     );
     assert!(!msg.contains("GitLab"), "{msg}");
 }
+
+/// The small internet with the shopping provider pointed at the products
+/// fixture (tests/fixtures/web/products): its product pages then go to the
+/// shopping provider; with the default config they go to the web reader.
+fn products_config() -> (&'static str, String) {
+    let base = web().url("products");
+    (
+        "shop",
+        format!("[plugins.shop]\nsearch_url = \"{base}/search.html?q={{query}}\"\n"),
+    )
+}
+
+/// Runs product-video on the stove page and checks what the bundle says.
+fn check_stove_bundle(d: &Daemon, provider: &str) {
+    let url = web().url("products/cinder-stove.html");
+    let r = run(
+        d,
+        "product-video",
+        json!({"params": {"product_url": url}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{provider}: {r}");
+    let out = &r["result"];
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let product = read_json(&bundle.join("product.json"));
+    assert_eq!(product["provider"], provider, "{product}");
+    assert_eq!(product["price"], json!(129.0), "{provider}: {product}");
+    assert_eq!(product["seller"], "Basecamp Gear Co.", "{product}");
+    assert_eq!(product["shipping"], json!(4.95), "{product}");
+    assert_eq!(product["gtin"], "0812345678905", "{product}");
+    let saved: Vec<&str> = product["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter_map(|i| i["file"].as_str())
+        .collect();
+    assert_eq!(
+        saved,
+        ["images/01.png", "images/02.png"],
+        "{provider}: {product}"
+    );
+    let features = std::fs::read_to_string(bundle.join("features.md")).expect("features");
+    assert!(
+        !features.contains("lists no features"),
+        "{provider}: {features}"
+    );
+    for line in [
+        "- Two 10,000 BTU burners with true simmer control\n",
+        "- Wind shields fold out on three sides\n",
+        "- Push-button ignition lights in the cold\n",
+        "- Folds flat into its own carry lid\n",
+        "| Fuel | Propane (16 oz canister) |\n",
+        "| Packed size | 56 × 33 × 8 cm |\n",
+        "Sold by Basecamp Gear Co. · $4.95 shipping, 2–5 days · GTIN 0812345678905 · SKU BGC-CIN2\n",
+        "> Lit first time in the wind and cooked for six of us. — Priya N., 5/5\n",
+    ] {
+        assert!(
+            features.contains(line),
+            "{provider}: {line:?} in\n{features}"
+        );
+    }
+    let copy = std::fs::read_to_string(bundle.join("copy.md")).expect("copy");
+    assert!(
+        copy.contains("VO: \"Meet the Cinder 2 Camp Stove: a two-burner camp stove that boils a litre of water in under four minutes"),
+        "{provider}: {copy}"
+    );
+    assert!(
+        copy.contains("VO: \"The Cinder 2 Camp Stove. Find it at Basecamp Gear Co.\"\n"),
+        "{provider}: {copy}"
+    );
+    assert!(!copy.contains("Find it at 127.0.0.1"), "{provider}: {copy}");
+    assert_eq!(out["status"], "pass", "{provider}: {out}");
+}
+
+#[test]
+fn product_video_reads_the_page_fully_through_the_web_reader() {
+    // /products/… is nobody's configured path: the web reader serves it.
+    // Once this route lost the price and the images.
+    let d = small_daemon(&[], &[]);
+    let _m = install_for_fixture(&d, "product-video");
+    check_stove_bundle(&d, "web");
+}
+
+#[test]
+fn product_video_reads_the_page_fully_through_the_shopping_provider() {
+    // Once this route said "The page lists no features" on a page with four.
+    let d = small_daemon(&[products_config()], &[]);
+    let _m = install_for_fixture(&d, "product-video");
+    check_stove_bundle(&d, "shop");
+}
+
+#[test]
+fn product_video_names_the_workflows_grant_when_an_image_download_is_refused() {
+    // Installed from its own manifest (http = ["*"]), the workflow may not
+    // reach the loopback fixture web; the provider reading the page may.
+    let d = small_daemon(&[], &["product-video"]);
+    let url = web().url("products/cinder-stove.html");
+    let r = run(
+        &d,
+        "product-video",
+        json!({"params": {"product_url": url}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    assert_eq!(out["status"], "partial", "{out}");
+    let failures = out["failures"].to_string();
+    assert!(
+        failures.contains("the product-video workflow's grant")
+            && failures.contains("the workflow's grant is missing, not a provider's"),
+        "{failures}"
+    );
+}
+
+#[test]
+fn shopping_reads_offer_shipping_keeps_pre_order_apart_and_never_calls_out_of_stock_best() {
+    let d = small_daemon(&[products_config()], &["shopping"]);
+    let r = run(
+        &d,
+        "shopping",
+        json!({"params": {"query": "camp stove", "sort": "lowest_price"}, "now": NOW}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let out = &r["result"];
+    let bundle = PathBuf::from(out["bundle"].as_str().expect("bundle"));
+    let deals = std::fs::read_to_string(bundle.join("deals.md")).expect("deals");
+    let port = web().port();
+    for expected in [
+        "## Best pick\n\n**Cinder 2 Camp Stove (2027 edition)** at Ember & Pine: $99.00 total ($99.00 + free shipping), pre-order, unrated.".to_string(),
+        "1 out-of-stock offer costs less (from $79.00, Cinder 2 Stove) but cannot be ordered; listed last.".into(),
+        "Note: it is a pre-order; it ships when it is released.".into(),
+        "| Trailpost Outfitters | $119.00 | $6.50, 3–5 days | $125.50 | in stock |".into(),
+        "| Basecamp Gear Co. | $129.00 | $4.95, 2–5 days | $133.95 | in stock | 4.6 (318) |".into(),
+        "| Lowland Supply | $79.00 | free | $79.00 | out of stock |".into(),
+        format!("- [Cinder 2 Camp Stove bundle](<http://127.0.0.1:{port}/products/offers/driftwood.html>) at Driftwood Goods: no usable price (missing or 0)\n"),
+        format!("- [Cinder 2 Camp Stove UK](<http://127.0.0.1:{port}/products/offers/northway.html>) at Northway Camping: priced in GBP, not USD\n"),
+    ] {
+        assert!(deals.contains(&expected), "{expected:?} in\n{deals}");
+    }
+    assert!(!deals.contains("limited stock"), "{deals}");
+    assert!(
+        !deals.contains("| not stated |"),
+        "every offer states its shipping: {deals}"
+    );
+    // The out-of-stock offer is the last row.
+    let rows: Vec<&str> = deals.lines().filter(|l| l.starts_with("| 4 |")).collect();
+    assert!(
+        rows.first().is_some_and(|r| r.contains("Lowland Supply")),
+        "{deals}"
+    );
+    let summary = out["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("Best: Cinder 2 Camp Stove (2027 edition) — $99.00"),
+        "{summary}"
+    );
+    let offers = read_json(&bundle.join("offers.json"));
+    assert_eq!(
+        offers["dropped"]["offers"].as_array().map(Vec::len),
+        Some(2),
+        "{offers}"
+    );
+}

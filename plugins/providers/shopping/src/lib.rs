@@ -10,14 +10,13 @@
 //!
 //! Products are read from schema.org `Product` data
 //! (<https://schema.org/Product>, <https://schema.org/Offer>), as JSON-LD
-//! (<https://json-ld.org/>, including `@graph` and `ItemList`) — see
-//! [`jsonld`] — or as HTML microdata
-//! (<https://html.spec.whatwg.org/multipage/microdata.html>) — see
-//! [`microdata`]; Open Graph product tags are the last resort.
+//! (<https://json-ld.org/>, including `@graph` and `ItemList`) or as HTML
+//! microdata (<https://html.spec.whatwg.org/multipage/microdata.html>);
+//! Open Graph product tags are the last resort — all read by the
+//! kit's `html::product`, which also merges the page's feature lists and
+//! spec tables and reads the offer's seller and shipping.
 
-pub mod jsonld;
 pub mod listing;
-pub mod microdata;
 pub mod product;
 
 use webrig_plugin_sdk::types::{
@@ -74,17 +73,14 @@ impl Provider for Shopping {
             }
         }
         products.truncate(limit);
-        Ok(products
-            .into_iter()
-            .map(product::Product::into_result)
-            .collect())
+        Ok(products.into_iter().map(product::into_result).collect())
     }
 
     fn fetch(req: FetchRequest) -> Result<Document, Error> {
         let target = require_http_url(&req.url)?;
         let resp = http::get(target)?;
         product::parse_page(&resp.text(), &resp.final_url)
-            .map(product::Product::into_document)
+            .map(product::into_document)
             .ok_or_else(|| {
                 Error::Upstream(format!(
                     "{} describes no product (no schema.org Product or og product tags)",

@@ -6,8 +6,8 @@
 //! (`/product`, `/products/`, `/p/`, `/item`, `/dp/`).
 
 use crate::product::Product;
-use crate::{jsonld, microdata};
 use webrig_plugin_sdk::html::Document;
+use webrig_plugin_sdk::html::product::{jsonld, microdata};
 use webrig_plugin_sdk::url;
 
 /// Path fragments that mark a product page in shop URL schemes.

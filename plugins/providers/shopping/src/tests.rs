@@ -1,7 +1,7 @@
 //! Product parsing against the shop fixtures and inline pages.
 
 use super::*;
-use crate::product::{Product, parse_page};
+use crate::product::{Product, into_document, into_result, parse_page};
 
 const BASE: &str = "http://127.0.0.1:8080/providers/shop/";
 
@@ -161,15 +161,15 @@ fn search_url_needs_a_template() {
 #[test]
 fn products_become_results_with_extras() {
     let url = format!("{BASE}products/merino-socks.html");
-    let item = parse_page(&fixture("products/merino-socks.html"), &url)
-        .expect("product")
-        .into_result();
+    let item =
+        into_result(parse_page(&fixture("products/merino-socks.html"), &url).expect("product"));
     assert_eq!(item.title, "Merino Hiking Socks (3 pairs)");
     assert_eq!(item.published, None);
     let keys: Vec<_> = item.extra.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         keys,
         [
+            "name",
             "price",
             "currency",
             "availability",
@@ -179,5 +179,58 @@ fn products_become_results_with_extras() {
             "image",
             "sku"
         ]
+    );
+}
+
+/// The products fixture: schema.org data whose description has no
+/// bullets, features in an HTML list, specs in a table. Once the provider
+/// gave only the data's fields, so a workflow said "The page lists no
+/// features" on a page with four, and every offer's shipping was "not
+/// stated" although the offer's `shippingDetails` said it.
+#[test]
+fn a_product_document_carries_features_specs_seller_and_shipping() {
+    let path = format!(
+        "{}/../../../tests/fixtures/web/products/cinder-stove.html",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let page = std::fs::read_to_string(&path)
+        .expect("fixture")
+        .replace("{{origin}}", "http://127.0.0.1:8080");
+    let url = "http://127.0.0.1:8080/products/cinder-stove.html";
+    let doc = into_document(parse_page(&page, url).expect("product"));
+    let get = |k: &str| -> Vec<&str> {
+        doc.metadata
+            .iter()
+            .filter(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    };
+    assert_eq!(get("price"), ["129.00"]);
+    assert_eq!(get("seller"), ["Basecamp Gear Co."]);
+    assert_eq!(get("shipping"), ["4.95"]);
+    assert_eq!(get("delivery"), ["2–5 days"]);
+    assert_eq!(
+        get("features").first().map(|f| f.lines().count()),
+        Some(4),
+        "{:?}",
+        doc.metadata
+    );
+    assert!(
+        get("specs")
+            .first()
+            .is_some_and(|s| s.lines().any(|l| l == "Fuel: Propane (16 oz canister)")),
+        "{:?}",
+        doc.metadata
+    );
+    assert!(
+        doc.text
+            .contains("• Wind shields fold out on three sides\n"),
+        "{}",
+        doc.text
+    );
+    assert!(
+        doc.text.contains("Packed size: 56 × 33 × 8 cm"),
+        "{}",
+        doc.text
     );
 }

@@ -7,15 +7,25 @@
 //! behaviour on the article fixtures and Readability's test corpus
 //! (`tests/corpus`).
 
-use webrig_plugin_sdk::html::{Document, readable};
+use webrig_plugin_sdk::html::{Document, product, readable};
 use webrig_plugin_sdk::types;
 
 /// The page as a WIT document: main text, title, published date and the
 /// metadata keys `author`, `description`, `site_name`, `lang`,
 /// `canonical`, `modified` (each only when the page says).
+///
+/// A product page (schema.org `Product` data) also gets the kit's product
+/// facts (`price`, `images`, `seller`, `shipping`, `feature`, `spec:*`,
+/// …; [`product::Product::metadata`]), the keys the shopping provider
+/// gives, so a workflow reads the same product whichever provider served
+/// the page.
 pub fn read(page: &str, final_url: &str) -> types::Document {
-    let r = readable::extract(&Document::parse(page), final_url);
-    let metadata = r.metadata();
+    let doc = Document::parse(page);
+    let r = readable::extract(&doc, final_url);
+    let mut metadata = r.metadata();
+    if let Some(p) = product::read(&doc, final_url) {
+        metadata.extend(p.metadata());
+    }
     types::Document {
         url: final_url.to_string(),
         title: r.title,

@@ -22,7 +22,8 @@ pub fn amount(text: &str) -> Option<f64> {
     normal.parse().ok().filter(|v: &f64| v.is_finite())
 }
 
-/// `in_stock`, `limited` or `out_of_stock` from schema.org values
+/// `in_stock`, `limited`, `pre_order`, `back_order` or `out_of_stock`
+/// from schema.org values
 /// (`https://schema.org/InStock`) or words ("In stock").
 pub fn availability(text: &str) -> Option<String> {
     let key: String = text
@@ -36,7 +37,12 @@ pub fn availability(text: &str) -> Option<String> {
     let has = |w: &[&str]| w.iter().any(|x| key.contains(x));
     if has(&["outofstock", "soldout", "discontinued"]) {
         Some("out_of_stock".into())
-    } else if has(&["limited", "preorder", "backorder", "onlyafewleft"]) {
+    } else if has(&["preorder", "presale"]) {
+        // Not stock at all yet: a pre-order is not "limited stock".
+        Some("pre_order".into())
+    } else if has(&["backorder"]) {
+        Some("back_order".into())
+    } else if has(&["limited", "onlyafewleft"]) {
         Some("limited".into())
     } else if has(&["instock", "onlineonly", "instoreonly"]) {
         Some("in_stock".into())
@@ -124,5 +130,10 @@ mod tests {
             Some("out_of_stock")
         );
         assert_eq!(availability("Trail shoe"), None);
+        assert_eq!(
+            availability("https://schema.org/PreOrder").as_deref(),
+            Some("pre_order")
+        );
+        assert_eq!(availability("BackOrder").as_deref(), Some("back_order"));
     }
 }

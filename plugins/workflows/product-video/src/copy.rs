@@ -66,7 +66,8 @@ pub fn headline(p: &Product) -> String {
 }
 
 /// Three distinct taglines: a feature, the specs, the offer (price and
-/// rating); the brand, the store and the name fill in when facts are few.
+/// rating); the brand, the seller and the name fill in when facts are few
+/// (a seller by name, never a bare host).
 pub fn taglines(p: &Product) -> Vec<String> {
     let mut candidates = Vec::new();
     if let Some(f) = p.features.get(1).or(p.features.first()) {
@@ -97,7 +98,9 @@ pub fn taglines(p: &Product) -> Vec<String> {
     if let Some(b) = &p.brand {
         candidates.push(format!("From {b}."));
     }
-    candidates.push(format!("Find it at {}.", storyboard::site(&p.url)));
+    if let Some(seller) = facts::seller_name(p) {
+        candidates.push(facts::full_stop(&format!("Sold by {seller}")));
+    }
     candidates.push(format!("The {}.", p.name));
     let mut out: Vec<String> = Vec::new();
     for c in candidates {

@@ -1,13 +1,17 @@
 //! Product facts from what the runtime read: the fetched page's document
-//! (the shopping provider's metadata keys `price`, `currency`,
-//! `availability`, `brand`, `rating`, `review_count`, `image`, `sku`; a web
-//! reader's `description`, `canonical`, `site_name`) and, when the product
-//! was looked up by name, the search hit's extras as fallbacks.
+//! (the product metadata both the shopping and the web provider give for
+//! a product page — the kit's `html::product` keys `name`, `price`,
+//! `currency`, `availability`, `brand`, `rating`, `review_count`,
+//! `image`/`images`, `sku`, `gtin`, `seller`, `shipping`, `delivery`,
+//! `features`, `specs`, `reviews` (one per line); a web reader's
+//! `description`,
+//! `canonical`, `site_name`) and, when the product was looked up by name,
+//! the search hit's extras as fallbacks.
 //!
-//! Features and specs come from the description's bullet list ("• Rock
-//! plate shields the forefoot • Weight: 255 g") or its lines, and from
-//! `spec:<name>` metadata a provider may give: a `Name: value` item is a
-//! spec, a short item a feature, the rest is prose. Offer talk (price,
+//! Features are the page's own feature list (`features`) first, then
+//! the description's bullet list ("• Rock plate shields the forefoot •
+//! Weight: 255 g") or its lines; specs are `spec:<name>` keys and
+//! `specs` lines, then `Name: value` items. Offer talk (price,
 //! availability, "Free shipping") is kept out of the prose.
 
 use crate::chrome::{self, availability};
@@ -79,6 +83,15 @@ pub struct Product {
     pub rating: Option<f64>,
     pub reviews: Option<u64>,
     pub sku: Option<String>,
+    pub gtin: Option<String>,
+    /// Who sells it (the offer's seller, else the site's name).
+    pub seller: Option<String>,
+    /// Shipping cost in `currency` (0 is free), when the offer states it.
+    pub shipping: Option<f64>,
+    /// "2–5 days", when the offer states it.
+    pub delivery: Option<String>,
+    /// Review quotes the page carries ("… — Priya N., 5/5"), at most 3.
+    pub quotes: Vec<String>,
     pub description: String,
     pub features: Vec<String>,
     pub specs: Vec<(String, String)>,
@@ -208,8 +221,12 @@ fn is_feature(item: &str) -> bool {
         && !is_chrome(item)
 }
 
-/// The page title without a " | Shop name" tail.
+/// The product's own name when the page's data gives one, else the page
+/// title without a " | Shop name" tail.
 fn product_name(page: &Page) -> String {
+    if let Some(name) = page.field(&["name"]).map(clean).filter(|n| !n.is_empty()) {
+        return name;
+    }
     let title = clean(&page.title);
     if let Some(site) = page.field(&["site_name"]) {
         for sep in [" | ", " – ", " — ", " - "] {
@@ -221,13 +238,27 @@ fn product_name(page: &Page) -> String {
     title
 }
 
+/// "212", "1,301": a count, not review quotes (a provider's `reviews`
+/// may be either).
+fn is_count(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == ',')
+}
+
 /// The facts, or None when the page names no product.
 pub fn gather(page: &Page) -> Option<Product> {
     let name = product_name(page);
     if name.is_empty() {
         return None;
     }
-    let mut features = Vec::new();
+    // The page's own feature list first (`features`, one per line).
+    let mut features: Vec<String> = page
+        .field(&["features"])
+        .unwrap_or_default()
+        .lines()
+        .map(|f| clean(f).trim_end_matches('.').to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
+    let listed = features.len();
     let mut specs: Vec<(String, String)> = page
         .fields
         .iter()
@@ -238,6 +269,18 @@ pub fn gather(page: &Page) -> Option<Product> {
             Some((clean(n), clean(v)))
         })
         .collect();
+    // `specs`: "Name: value" lines in the page's order.
+    for line in page.field(&["specs"]).unwrap_or_default().lines() {
+        if let Some((k, v)) = line.split_once(':') {
+            let (k, v) = (clean(k), clean(v));
+            if !k.is_empty()
+                && !v.is_empty()
+                && !specs.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k))
+            {
+                specs.push((k, v));
+            }
+        }
+    }
     let mut prose = Vec::new();
     let mut text = page.text.clone();
     if let Some(d) = page.field(&["description"])
@@ -272,15 +315,17 @@ pub fn gather(page: &Page) -> Option<Product> {
             seen_stock = seen_stock.or_else(|| availability(&item));
             seen_rating = seen_rating.or_else(|| chrome::rating_line(&item));
         } else if is_feature(&item) {
+            // A page with its own feature list has said what its features
+            // are; short lines of its text (table rows, badges) are not.
             let f = item.trim_end_matches('.').to_string();
-            if !features.contains(&f) {
+            if listed == 0 && !features.iter().any(|x| x.eq_ignore_ascii_case(&f)) {
                 features.push(f);
             }
         } else {
             push_new(&mut prose, kept);
         }
     }
-    if features.is_empty() {
+    if features.is_empty() && listed == 0 {
         features = prose
             .iter()
             .skip(1)
@@ -349,17 +394,69 @@ pub fn gather(page: &Page) -> Option<Product> {
             .map(|r| r.clamp(0.0, 5.0))
             .or(seen_rating.map(|(r, _)| r)),
         reviews: page
-            .field(&["review_count", "reviews"])
+            .field(&["review_count"])
+            .or_else(|| page.field(&["reviews"]).filter(|r| is_count(r)))
             .and_then(amount)
             .map(|n| n as u64)
             .or(seen_rating.and_then(|(_, n)| n)),
         sku: page.field(&["sku"]).map(clean),
+        gtin: page.field(&["gtin"]).map(clean),
+        seller: page.field(&["seller", "site_name"]).map(clean),
+        shipping: page
+            .field(&["shipping"])
+            .and_then(|s| {
+                if s.to_ascii_lowercase().contains("free") {
+                    Some(0.0)
+                } else {
+                    amount(s)
+                }
+            })
+            .filter(|s| *s >= 0.0),
+        delivery: page.field(&["delivery"]).map(clean),
+        quotes: page
+            .field(&["reviews"])
+            .filter(|r| !is_count(r))
+            .unwrap_or_default()
+            .lines()
+            .map(clean)
+            .filter(|q| !q.is_empty())
+            .take(3)
+            .collect(),
         description: prose.join(" "),
         features,
         specs,
         images,
         provider: page.provider.clone(),
     })
+}
+
+/// What the product is and does, in one sentence: the description's
+/// first sentence (at most 200 characters). None without a description.
+pub fn lead(p: &Product) -> Option<String> {
+    let first = sentences(&p.description).into_iter().next()?;
+    let first = first.trim_end_matches(['.', '!']).trim().to_string();
+    (!first.is_empty() && first.chars().count() <= 200).then_some(first)
+}
+
+/// Who to buy it from, for a call to action: the seller's or the shop's
+/// name — never a bare host or address ("127.0.0.1", "shop.example"),
+/// which is not something a viewer can act on.
+pub fn seller_name(p: &Product) -> Option<&str> {
+    let s = p.seller.as_deref()?.trim();
+    let bare_host = !s.contains(char::is_whitespace)
+        && (s.contains('.') || s.contains(':'))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c));
+    (!s.is_empty() && !bare_host).then_some(s)
+}
+
+/// `s` ending in one full stop ("Basecamp Gear Co." stays as it is).
+pub fn full_stop(s: &str) -> String {
+    if s.ends_with(['.', '!', '?']) {
+        s.to_string()
+    } else {
+        format!("{s}.")
+    }
 }
 
 /// "$89.99", "£95.00", "95.00 CHF"; None without a price.

@@ -26,6 +26,8 @@ pub mod render;
 pub mod storyboard;
 
 #[cfg(test)]
+mod route_tests;
+#[cfg(test)]
 mod tests;
 
 use params::Target;
@@ -52,14 +54,55 @@ pub fn image_name(n: usize, url: &str) -> String {
     format!("images/{n:02}.{ext}")
 }
 
-/// A runtime failure as the WIT error the run ends with.
+/// A runtime failure as the WIT error the run ends with. A refusal by
+/// grant says whose grant is missing: the page is read by a provider,
+/// under the provider's grant, not the workflow's.
 pub fn failure_error(f: &Failure, url: &str) -> Error {
     let m = format!("reading {url}: {} ({})", f.message, f.code);
     match f.code.as_str() {
+        "policy_blocked" => Error::Denied(provider_grant_message(f, url)),
         "not_found" => Error::NotFound(m),
-        "invalid_input" | "policy_blocked" => Error::InvalidInput(m),
+        "invalid_input" => Error::InvalidInput(m),
         "timeout" => Error::Timeout(m),
         _ => Error::Upstream(m),
+    }
+}
+
+/// The host:port of a URL, for a grant hint ("127.0.0.1:8080").
+fn host_port(url: &str) -> String {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.rsplit('@').next().unwrap_or_default().to_string()
+}
+
+/// "reading URL: refused by the web provider's grant (host … was not
+/// granted) — the provider's grant is missing, not this workflow's; …".
+pub fn provider_grant_message(f: &Failure, url: &str) -> String {
+    let host = host_port(url);
+    if f.provider.is_empty() {
+        return format!(
+            "reading {url}: refused before any provider read it ({}); no installed provider may read {host}",
+            f.message
+        );
+    }
+    let p = &f.provider;
+    format!(
+        "reading {url}: refused by the {p} provider's grant ({}) — the {p} provider's grant is missing, not the product-video workflow's; grant it with `webrig plugin grant {p} --http {host}` (a loopback or private host must also be named in the provider's manifest)",
+        f.message
+    )
+}
+
+/// An image download refused by grant: downloads run under the
+/// workflow's own grant, so that is the one to widen.
+pub fn download_error_message(e: &Error, image_url: &str) -> String {
+    match e {
+        Error::Denied(m) => {
+            let host = host_port(image_url);
+            format!(
+                "downloading {image_url}: refused by the product-video workflow's grant ({m}) — the workflow's grant is missing, not a provider's; grant it with `webrig plugin grant product-video --http {host}`"
+            )
+        }
+        other => format!("downloading {image_url}: {}", error_message(other)),
     }
 }
 
@@ -143,7 +186,7 @@ impl Workflow for Flow {
                     error: None,
                 },
                 Err(e) => {
-                    let message = format!("downloading {image_url}: {}", error_message(&e));
+                    let message = download_error_message(&e, image_url);
                     failures.push(
                         json!({"provider": "artifacts", "code": code_of(&e), "message": message}),
                     );

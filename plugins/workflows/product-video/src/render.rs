@@ -21,6 +21,8 @@ fn availability_words(p: &Product) -> Option<&'static str> {
     match p.availability.as_deref()? {
         "in_stock" => Some("in stock"),
         "limited" => Some("limited stock"),
+        "pre_order" => Some("available to pre-order"),
+        "back_order" => Some("on back-order"),
         "out_of_stock" => Some("out of stock"),
         _ => None,
     }
@@ -48,11 +50,46 @@ pub fn offer_line(p: &Product) -> String {
     parts.join(" · ")
 }
 
+/// "Sold by Basecamp Gear Co. · $4.95 shipping, 2–5 days · GTIN
+/// 0812345678905 · SKU BGC-CIN2"; empty when the page says none of it.
+pub fn purchase_line(p: &Product) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(s) = facts::seller_name(p) {
+        parts.push(format!("Sold by {s}"));
+    }
+    let ship = match p.shipping {
+        Some(0.0) => Some("free shipping".to_string()),
+        Some(v) => {
+            let mut q = p.clone();
+            q.price = Some(v);
+            facts::price_words(&q).map(|w| format!("{w} shipping"))
+        }
+        None => None,
+    };
+    match (ship, &p.delivery) {
+        (Some(s), Some(d)) => parts.push(format!("{s}, {d}")),
+        (Some(s), None) => parts.push(s),
+        (None, Some(d)) => parts.push(format!("delivery in {d}")),
+        (None, None) => {}
+    }
+    if let Some(g) = &p.gtin {
+        parts.push(format!("GTIN {g}"));
+    }
+    if let Some(s) = &p.sku {
+        parts.push(format!("SKU {s}"));
+    }
+    parts.join(" · ")
+}
+
 pub fn features_md(p: &Product) -> String {
     let mut md = format!("# {}\n\n", escape(&p.name));
     let line = offer_line(p);
     if !line.is_empty() {
         md.push_str(&format!("{}\n\n", escape(&line)));
+    }
+    let buy = purchase_line(p);
+    if !buy.is_empty() {
+        md.push_str(&format!("{}\n\n", escape(&buy)));
     }
     md.push_str("## Features\n\n");
     if p.features.is_empty() {
@@ -73,6 +110,12 @@ pub fn features_md(p: &Product) -> String {
     if !p.description.is_empty() {
         md.push_str(&format!("\n## About\n\n{}\n", escape(&p.description)));
     }
+    if !p.quotes.is_empty() {
+        md.push_str("\n## What reviewers say\n\n");
+        for q in &p.quotes {
+            md.push_str(&format!("> {}\n\n", escape(q)));
+        }
+    }
     if let Some(u) = copy::link(&p.url) {
         md.push_str(&format!("\nSource: <{u}>\n"));
     }
@@ -91,6 +134,11 @@ pub fn product_json(p: &Product, images: &[Image], now: &str) -> Value {
         "rating": p.rating,
         "reviews": p.reviews,
         "sku": p.sku,
+        "gtin": p.gtin,
+        "seller": p.seller,
+        "shipping": p.shipping,
+        "delivery": p.delivery,
+        "reviews_quoted": p.quotes,
         "description": p.description,
         "features": p.features,
         "specs": p.specs.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),

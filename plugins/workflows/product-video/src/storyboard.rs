@@ -4,7 +4,9 @@
 //! into the next shot.
 //!
 //! Shots, in order: intro (the name), one per feature, the specs, the
-//! price, the rating, the outro (where to find it). When the length leaves
+//! price, the rating, the outro (who sells it — a seller's or shop's name,
+//! never a bare host). The intro says what the product does (the
+//! description's first sentence). When the length leaves
 //! fewer slots than that (at least 4 s a shot), the intro, outro, price,
 //! first feature, specs and rating win, then the other features.
 
@@ -35,18 +37,15 @@ struct Draft {
     priority: u32,
 }
 
-/// The host part of a URL, for "find it at …".
-pub fn site(url: &str) -> String {
-    webrig_workflow_sdk::kit::url::host(url)
-        .map(|h| h.trim_start_matches("www.").to_string())
-        .unwrap_or_else(|| url.to_string())
-}
-
 fn drafts(p: &Product) -> Vec<Draft> {
+    let voiceover = match facts::lead(p) {
+        Some(lead) => format!("Meet the {}: {}.", p.name, lowered_article(&lead)),
+        None => format!("Meet the {}.", p.name),
+    };
     let mut out = vec![Draft {
         kind: "intro",
         caption: p.name.clone(),
-        voiceover: format!("Meet the {}.", p.name),
+        voiceover,
         priority: 0,
     }];
     for (i, f) in p.features.iter().enumerate() {
@@ -75,6 +74,8 @@ fn drafts(p: &Product) -> Vec<Draft> {
         let stock = match p.availability.as_deref() {
             Some("in_stock") => ", in stock now",
             Some("limited") => ", while stock lasts",
+            Some("pre_order") => ", available to pre-order",
+            Some("back_order") => ", on back-order",
             Some("out_of_stock") => ", back soon",
             _ => "",
         };
@@ -103,13 +104,34 @@ fn drafts(p: &Product) -> Vec<Draft> {
         .filter(|b| !p.name.to_lowercase().contains(&b.to_lowercase()))
         .map(|b| format!("{b} "))
         .unwrap_or_default();
+    let (caption, voiceover) = match facts::seller_name(p) {
+        Some(seller) => (
+            format!("{brand}{} — {seller}", p.name),
+            facts::full_stop(&format!("The {brand}{}. Find it at {seller}", p.name)),
+        ),
+        None => (
+            format!("{brand}{}", p.name),
+            format!("The {brand}{}.", p.name),
+        ),
+    };
     out.push(Draft {
         kind: "outro",
-        caption: format!("{brand}{} — {}", p.name, site(&p.url)),
-        voiceover: format!("The {brand}{}. Find it at {}.", p.name, site(&p.url)),
+        caption,
+        voiceover,
         priority: 1,
     });
     out
+}
+
+/// "A light trail shoe" → "a light trail shoe" after "Meet the X:"; other
+/// first words (names, "Ridgeline's") stay as written.
+fn lowered_article(s: &str) -> String {
+    for article in ["A ", "An ", "The "] {
+        if let Some(rest) = s.strip_prefix(article) {
+            return format!("{}{rest}", article.to_lowercase());
+        }
+    }
+    s.to_string()
 }
 
 /// Whole seconds for `n` shots summing to `total`: equal shares, the

@@ -246,7 +246,13 @@ fn storyboard_for_thirty_seconds() {
     );
     assert_eq!(shots[4].caption, "$89.99, in stock now");
     assert_eq!(shots[5].caption, "Rated 4.5/5 from 212 reviews");
-    assert_eq!(shots[6].caption, "Ridgeline Trail Runner 2 — 127.0.0.1");
+    // No seller named: the outro names the product, never the host.
+    assert_eq!(shots[6].caption, "Ridgeline Trail Runner 2");
+    assert_eq!(shots[6].voiceover, "The Ridgeline Trail Runner 2.");
+    assert_eq!(
+        shots[0].voiceover,
+        "Meet the Ridgeline Trail Runner 2: a light, grippy trail shoe for rocky singletrack and long days out."
+    );
     assert!(
         shots
             .iter()
@@ -289,12 +295,12 @@ fn copy_is_derived_from_the_facts() {
         ..Product::default()
     };
     assert_eq!(copy::headline(&bare), "Thing");
-    assert_eq!(copy::taglines(&bare), ["Find it at s.test.", "The Thing."]);
+    assert_eq!(copy::taglines(&bare), ["The Thing."]);
     let shots = storyboard::plan(&p, &["images/01.png".to_string()], 30);
     let md = copy::copy_md(&p, &shots, 30);
     assert!(md.starts_with("# Ridgeline Trail Runner 2: sticky 4 mm lugs bite on loose ground\n"));
     assert!(md.contains("## Script (30 s)"));
-    assert!(md.contains("**[0:00–0:05]** intro — on screen: Ridgeline Trail Runner 2 (image images/01.png)  \nVO: \"Meet the Ridgeline Trail Runner 2.\""), "{md}");
+    assert!(md.contains("**[0:00–0:05]** intro — on screen: Ridgeline Trail Runner 2 (image images/01.png)  \nVO: \"Meet the Ridgeline Trail Runner 2: a light, grippy trail shoe for rocky singletrack and long days out.\""), "{md}");
     assert!(md.contains("**[0:26–0:30]** outro"), "{md}");
 }
 

@@ -21,6 +21,7 @@ pub fn offer(rank: usize, o: &Offer) -> Value {
         "price": round(o.price, 2),
         "currency": o.currency,
         "shipping": o.shipping.map(|s| round(s, 2)),
+        "delivery": o.delivery,
         "total": round(o.total, 2),
         "availability": o.availability.as_str(),
         "rating": o.rating,
@@ -52,6 +53,12 @@ fn dropped(out: &Outcome) -> Value {
         "over_budget": d.over_budget,
         "duplicate": d.duplicate,
         "other_currencies": d.other_currencies,
+        "offers": d.offers.iter().map(|o| json!({
+            "title": o.title,
+            "store": o.store,
+            "url": o.url,
+            "reason": o.reason,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -76,7 +83,7 @@ pub fn offers_json(out: &Outcome, opts: &Options, failures: &[Failure]) -> Value
         "dropped": dropped(out),
         "offers": out.offers.iter().enumerate().map(|(i, o)| offer(i + 1, o)).collect::<Vec<_>>(),
         "failures": failures_json(failures),
-        "scoring": "0.55*1/(1+total/100) + 0.2*availability(in_stock 1, limited 0.75, unknown 0.45, out_of_stock 0.1) + 0.15*rating/5 + 0.1*1/(1+age_hours/24); total = price + shipping (unknown shipping = 0); age 0 h without an offer date",
+        "scoring": "0.55*1/(1+total/100) + 0.2*availability(in_stock 1, limited 0.75, pre_order/back_order 0.5, unknown 0.45, out_of_stock 0.1) + 0.15*rating/5 + 0.1*1/(1+age_hours/24); total = price + shipping (unknown shipping = 0); age 0 h without an offer date",
     })
 }
 
@@ -103,7 +110,7 @@ pub fn context(out: &Outcome, opts: &Options) -> Value {
         "found": out.found,
         "kept": out.kept,
         "dropped": dropped(out),
-        "best": out.offers.first().map(|o| brief(1, o)),
+        "best": crate::pick::best(&out.offers).map(|o| brief(1, o)),
         "top": out.offers.iter().take(5).enumerate().map(|(i, o)| brief(i + 1, o)).collect::<Vec<_>>(),
         "files": ["deals.md", "offers.json", "comparison.csv", "report.html"],
     })

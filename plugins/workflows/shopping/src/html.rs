@@ -105,7 +105,10 @@ pub fn report(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
         out.found,
         escape(&opts.now)
     ));
-    if let Some(best) = out.offers.first() {
+    if !out.offers.is_empty() && pick::best(&out.offers).is_none() {
+        h.push_str("<section class=\"best\">\n<h2>No pick</h2>\n<p>Every offer left is out of stock, so none is recommended.</p>\n</section>\n");
+    }
+    if let Some(best) = pick::best(&out.offers) {
         let name = match href(&best.url) {
             Some(u) => format!(
                 "<a href=\"{u}\" rel=\"noopener noreferrer\">{}</a>",
@@ -140,7 +143,10 @@ pub fn report(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
             i + 1,
             escape(&o.store),
             escape(&money::format(o.price, cur)),
-            escape(&o.shipping.map(|s| if s == 0.0 { "free".into() } else { money::format(s, cur) }).unwrap_or_else(|| "not stated".into())),
+            escape(&{
+                let cost = o.shipping.map(|s| if s == 0.0 { "free".into() } else { money::format(s, cur) }).unwrap_or_else(|| "not stated".into());
+                match &o.delivery { Some(d) => format!("{cost}, {d}"), None => cost }
+            }),
             escape(&money::format(o.total, cur)),
             o.availability.words(),
             o.rating.map(|r| format!("{r:.1}")).unwrap_or_else(|| "—".into()),
@@ -159,6 +165,24 @@ pub fn report(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
         d.duplicate,
         if d.duplicate == 1 { "" } else { "s" }
     ));
+    if !d.offers.is_empty() {
+        h.push_str("<ul class=\"dropped\">\n");
+        for o in &d.offers {
+            let title = match href(&o.url) {
+                Some(u) => format!(
+                    "<a href=\"{u}\" rel=\"noopener noreferrer\">{}</a>",
+                    escape(&o.title)
+                ),
+                None => escape(&o.title),
+            };
+            h.push_str(&format!(
+                "<li>{title} at {}: {}</li>\n",
+                escape(&o.store),
+                escape(&o.reason)
+            ));
+        }
+        h.push_str("</ul>\n");
+    }
     if !failures.is_empty() {
         h.push_str("<h2>Failures</h2>\n<ul>\n");
         for f in failures {

@@ -36,6 +36,8 @@ pub mod score;
 #[cfg(test)]
 mod render_tests;
 #[cfg(test)]
+mod stove_tests;
+#[cfg(test)]
 mod tests;
 
 use offers::Listing;

@@ -38,7 +38,10 @@ pub fn deals(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
         if out.found == 1 { "" } else { "s" },
         opts.now
     ));
-    if let Some(best) = out.offers.first() {
+    if !out.offers.is_empty() && pick::best(&out.offers).is_none() {
+        md.push_str("## No pick\n\nEvery offer left is out of stock, so none is recommended; they are listed below.\n\n");
+    }
+    if let Some(best) = pick::best(&out.offers) {
         md.push_str("## Best pick\n\n");
         md.push_str(&format!(
             "**{}** at {}: {}.\n\n",
@@ -71,10 +74,16 @@ pub fn deals(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
             title,
             escape(&o.store),
             crate::money::format(o.price, cur),
-            match o.shipping {
-                Some(0.0) => "free".to_string(),
-                Some(s) => crate::money::format(s, cur),
-                None => "not stated".into(),
+            {
+                let cost = match o.shipping {
+                    Some(0.0) => "free".to_string(),
+                    Some(s) => crate::money::format(s, cur),
+                    None => "not stated".into(),
+                };
+                match &o.delivery {
+                    Some(d) => format!("{cost}, {}", escape(d)),
+                    None => cost,
+                }
             },
             crate::money::format(o.total, cur),
             o.availability.words(),
@@ -129,6 +138,20 @@ pub fn deals(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
         d.duplicate,
         if d.duplicate == 1 { "" } else { "s" }
     ));
+    if !d.offers.is_empty() {
+        md.push('\n');
+        for o in &d.offers {
+            let title = match link(&o.url) {
+                Some(u) => format!("[{}](<{u}>)", escape(&short(&o.title, 90))),
+                None => escape(&short(&o.title, 90)),
+            };
+            md.push_str(&format!(
+                "- {title} at {}: {}\n",
+                escape(&o.store),
+                escape(&o.reason)
+            ));
+        }
+    }
     if !failures.is_empty() {
         md.push_str("\n## Failures\n\n");
         for f in failures {
@@ -142,8 +165,8 @@ pub fn deals(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
     }
     md.push_str("\n## How offers are scored\n\n");
     md.push_str(
-        "score = 0.55 · 1/(1 + total/100) + 0.20 · availability (in stock 1, limited 0.75, unknown 0.45, out of stock 0.1) + 0.15 · rating/5 + 0.10 · 1/(1 + age in hours/24). \
-Total is price + shipping (shipping not stated counts as 0); an offer without its own date is as fresh as the run (age 0 h); an unrated offer gets 0 for rating.\n",
+        "score = 0.55 · 1/(1 + total/100) + 0.20 · availability (in stock 1, limited 0.75, pre-order or back-order 0.5, unknown 0.45, out of stock 0.1) + 0.15 · rating/5 + 0.10 · 1/(1 + age in hours/24). \
+Total is price + shipping (shipping not stated counts as 0); an out-of-stock offer is listed after every offer that can be ordered, whatever the sort; an offer without its own date is as fresh as the run (age 0 h); an unrated offer gets 0 for rating.\n",
     );
     md
 }
@@ -177,7 +200,7 @@ pub fn summary(out: &Outcome, opts: &Options, failures: &[Failure]) -> String {
                 .unwrap_or_else(|| "unrated".into()),
             o.score
         );
-        lines.push(if i == 0 {
+        lines.push(if i == 0 && pick::best(&out.offers).is_some() {
             format!("Best: {line}")
         } else {
             format!("{}. {line}", i + 1)

@@ -3,8 +3,10 @@
 //!
 //! Fields are read from the provider's structured extras / document
 //! metadata (`price`, `currency`, `availability`, `rating`,
-//! `review_count`, `brand`, `image`; `shipping`, `seller`, `canonical`
-//! when a provider gives them). Shipping a provider does not state is read
+//! `review_count`, `brand`, `image`; `shipping`, `shipping_currency`,
+//! `delivery`, `seller`, `canonical` when a provider gives them — the
+//! shopping provider reads them from the offer's schema.org
+//! `shippingDetails` and `seller`). Shipping a provider does not state is read
 //! from the description ("Free shipping", "Shipping: $5.99"); when nothing
 //! states it, it is unknown and counts as 0 in the total.
 
@@ -85,6 +87,10 @@ const PRICE_KEYS: &[&str] = &["price", "sale_price", "low_price", "amount"];
 pub enum Availability {
     InStock,
     Limited,
+    /// Not released yet: orderable, but nothing ships now (not "limited").
+    PreOrder,
+    /// Orderable, shipped when restocked.
+    BackOrder,
     OutOfStock,
     Unknown,
 }
@@ -106,7 +112,11 @@ impl Availability {
         let has = |words: &[&str]| words.iter().any(|w| key.contains(w));
         if has(&["outofstock", "soldout", "discontinued", "unavailable"]) {
             Availability::OutOfStock
-        } else if has(&["limited", "preorder", "presale", "backorder", "left", "few"]) {
+        } else if has(&["preorder", "presale"]) {
+            Availability::PreOrder
+        } else if has(&["backorder"]) {
+            Availability::BackOrder
+        } else if has(&["limited", "left", "few"]) {
             Availability::Limited
         } else if has(&["instock", "instoreonly", "onlineonly", "available"]) {
             Availability::InStock
@@ -120,6 +130,8 @@ impl Availability {
         match self {
             Availability::InStock => "in_stock",
             Availability::Limited => "limited",
+            Availability::PreOrder => "pre_order",
+            Availability::BackOrder => "back_order",
             Availability::OutOfStock => "out_of_stock",
             Availability::Unknown => "unknown",
         }
@@ -130,6 +142,8 @@ impl Availability {
         match self {
             Availability::InStock => "in stock",
             Availability::Limited => "limited stock",
+            Availability::PreOrder => "pre-order",
+            Availability::BackOrder => "back-order",
             Availability::OutOfStock => "out of stock",
             Availability::Unknown => "stock unknown",
         }
@@ -159,6 +173,8 @@ pub struct Offer {
     pub image: Option<String>,
     /// The offer's own date (RFC 3339) when its source gives one.
     pub published: Option<String>,
+    /// Handling plus transit time the offer states ("3–5 days").
+    pub delivery: Option<String>,
     /// Hours from `published` to the run's reference time; 0 without a date.
     pub age_hours: f64,
     pub retrieved_at: String,
@@ -184,7 +200,13 @@ pub fn normalize(l: &Listing, now: &str) -> Result<Offer, Rejected> {
         .field(&["currency", "price_currency", "priceCurrency"])
         .and_then(money::currency_of)
         .or_else(|| price_text.and_then(money::currency_of));
-    let shipping = match l.field(&["shipping", "shipping_cost", "shipping_price"]) {
+    // A shipping rate stated in another currency than the price's cannot
+    // be added to it: it counts as not stated.
+    let ship_currency = l.field(&["shipping_currency"]).and_then(money::currency_of);
+    let shipping_field = l
+        .field(&["shipping", "shipping_cost", "shipping_price"])
+        .filter(|_| ship_currency.is_none() || ship_currency == currency);
+    let shipping = match shipping_field {
         Some(s) if s.to_ascii_lowercase().contains("free") => Some(0.0),
         Some(s) => money::parse_amount(s).filter(|v| *v >= 0.0),
         None => None,
@@ -204,11 +226,7 @@ pub fn normalize(l: &Listing, now: &str) -> Result<Offer, Rejected> {
         .field(&["canonical"])
         .and_then(|c| url::resolve(&l.url, c))
         .unwrap_or_else(|| l.url.clone());
-    let store = l
-        .field(&["seller", "store", "merchant"])
-        .map(clean_text)
-        .or_else(|| url::host(&l.url).map(|h| h.trim_start_matches("www.").to_string()))
-        .unwrap_or_else(|| l.provider.clone());
+    let store = store_of(l);
     let published = l.published.as_deref().and_then(date::normalize);
     let age_hours = match (
         published.as_deref().and_then(date::unix_millis),
@@ -232,6 +250,7 @@ pub fn normalize(l: &Listing, now: &str) -> Result<Offer, Rejected> {
         store,
         brand: l.field(&["brand"]).map(clean_text),
         image: l.field(&["image"]).map(str::to_string),
+        delivery: l.field(&["delivery"]).map(clean_text),
         published,
         age_hours,
         retrieved_at: now.to_string(),
@@ -314,4 +333,13 @@ pub fn title_key(title: &str) -> String {
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Where a listing is sold: the seller the provider names, else the
+/// URL's host, else the provider.
+pub fn store_of(l: &Listing) -> String {
+    l.field(&["seller", "store", "merchant"])
+        .map(clean_text)
+        .or_else(|| url::host(&l.url).map(|h| h.trim_start_matches("www.").to_string()))
+        .unwrap_or_else(|| l.provider.clone())
 }

@@ -18,16 +18,29 @@ pub fn total_of(o: &Offer) -> String {
     money::format(o.total, o.currency.as_deref().unwrap_or("?"))
 }
 
-/// "free shipping", "$5.99 shipping", "shipping not stated".
+/// "free shipping", "$5.99 shipping (3–5 days)", "shipping not stated".
 pub fn shipping_words(o: &Offer) -> String {
-    match o.shipping {
+    let cost = match o.shipping {
         Some(0.0) => "free shipping".into(),
         Some(s) => format!(
             "{} shipping",
             money::format(s, o.currency.as_deref().unwrap_or("?"))
         ),
         None => "shipping not stated".into(),
+    };
+    match &o.delivery {
+        Some(d) => format!("{cost} ({d})"),
+        None => cost,
     }
+}
+
+/// The offer the reports call "Best": the first in order, unless it
+/// cannot be ordered ([`crate::score::sort`] puts out-of-stock offers
+/// last, so then none can).
+pub fn best(offers: &[Offer]) -> Option<&Offer> {
+    offers
+        .first()
+        .filter(|o| o.availability != Availability::OutOfStock)
 }
 
 /// "rated 4.5/5 from 212 reviews", "rated 4.5/5", "unrated".
@@ -101,9 +114,13 @@ pub fn reasons(offers: &[Offer], sort: Sort) -> Vec<String> {
             }
         }
         Sort::LowestPrice => {
+            let orderable = offers
+                .iter()
+                .filter(|o| o.availability != Availability::OutOfStock)
+                .count();
             out.push(format!(
-                "It has the lowest total of the {n} offer{}: {} ({} + {}).",
-                plural(n),
+                "It has the lowest total of the {orderable} offer{} that can be ordered: {} ({} + {}).",
+                plural(orderable),
                 total_of(best),
                 money::format(best.price, best.currency.as_deref().unwrap_or("?")),
                 shipping_words(best)
@@ -118,6 +135,20 @@ pub fn reasons(offers: &[Offer], sort: Sort) -> Vec<String> {
                 ));
             }
             out.push(format!("Its deal score is {:.3}.", best.score));
+            let cheaper: Vec<&Offer> = offers
+                .iter()
+                .filter(|o| o.availability == Availability::OutOfStock && o.total < best.total)
+                .collect();
+            if let Some(low) = cheaper.iter().min_by(|a, b| a.total.total_cmp(&b.total)) {
+                out.push(format!(
+                    "{} out-of-stock offer{} cost{} less (from {}, {}) but cannot be ordered; listed last.",
+                    cheaper.len(),
+                    plural(cheaper.len()),
+                    if cheaper.len() == 1 { "s" } else { "" },
+                    total_of(low),
+                    short(&low.title, 80)
+                ));
+            }
         }
         Sort::HighestRating => {
             match best.rating {
@@ -147,6 +178,12 @@ pub fn reasons(offers: &[Offer], sort: Sort) -> Vec<String> {
     match best.availability {
         Availability::OutOfStock => out.push("Note: it is out of stock.".into()),
         Availability::Limited => out.push("Note: stock is limited.".into()),
+        Availability::PreOrder => {
+            out.push("Note: it is a pre-order; it ships when it is released.".into())
+        }
+        Availability::BackOrder => {
+            out.push("Note: it is on back-order; it ships when it is restocked.".into())
+        }
         Availability::Unknown => {
             out.push("Note: the store does not say whether it is in stock.".into())
         }

@@ -33,6 +33,31 @@ pub struct Drops {
     pub duplicate: usize,
     /// The currencies of the offers dropped for theirs (`?` for none).
     pub other_currencies: BTreeMap<String, usize>,
+    /// Each dropped listing by name, in the order it was dropped, so the
+    /// reports can say which offers were left out and why.
+    pub offers: Vec<DroppedOffer>,
+}
+
+/// One listing left out of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedOffer {
+    pub title: String,
+    pub store: String,
+    pub url: String,
+    /// "no usable price", "priced in GBP, not USD", "total $160.00 over
+    /// the budget of $150.00", "duplicate of “X” at Store".
+    pub reason: String,
+}
+
+impl DroppedOffer {
+    fn of(o: &Offer, reason: String) -> DroppedOffer {
+        DroppedOffer {
+            title: o.title.clone(),
+            store: o.store.clone(),
+            url: o.url.clone(),
+            reason,
+        }
+    }
 }
 
 impl Drops {
@@ -59,7 +84,15 @@ pub fn process(listings: &[Listing], opts: &Options) -> Outcome {
     for l in listings {
         match offers::normalize(l, &opts.now) {
             Ok(o) => priced.push(o),
-            Err(Rejected::NoPrice) => drops.no_price += 1,
+            Err(Rejected::NoPrice) => {
+                drops.no_price += 1;
+                drops.offers.push(DroppedOffer {
+                    title: offers::clean_text(&l.title),
+                    store: offers::store_of(l),
+                    url: l.url.clone(),
+                    reason: "no usable price (missing or 0)".into(),
+                });
+            }
         }
     }
     let mut in_budget = Vec::new();
@@ -67,15 +100,27 @@ pub fn process(listings: &[Listing], opts: &Options) -> Outcome {
         if o.currency.as_deref() != Some(opts.currency.as_str()) {
             drops.currency += 1;
             let code = o.currency.clone().unwrap_or_else(|| "?".into());
+            let reason = match &o.currency {
+                Some(c) => format!("priced in {c}, not {}", opts.currency),
+                None => format!("no currency stated (region {})", opts.region),
+            };
+            drops.offers.push(DroppedOffer::of(&o, reason));
             *drops.other_currencies.entry(code).or_default() += 1;
-        } else if opts.budget.is_some_and(|b| o.total > b) {
+        } else if let Some(b) = opts.budget.filter(|b| o.total > *b) {
             drops.over_budget += 1;
+            let reason = format!(
+                "total {} over the budget of {}",
+                crate::money::format(o.total, &opts.currency),
+                crate::money::format(b, &opts.currency)
+            );
+            drops.offers.push(DroppedOffer::of(&o, reason));
         } else {
             in_budget.push(o);
         }
     }
-    let (mut kept, duplicates) = dedupe(in_budget);
-    drops.duplicate = duplicates;
+    let (mut kept, duplicates) = dedupe_named(in_budget);
+    drops.duplicate = duplicates.len();
+    drops.offers.extend(duplicates);
     for o in &mut kept {
         o.score = score::score(o);
     }
@@ -94,23 +139,43 @@ pub fn process(listings: &[Listing], opts: &Options) -> Outcome {
 /// normalized title at the same store. Of a group the cheapest total is
 /// kept (the first listed on a tie); the survivors keep their order.
 pub fn dedupe(list: Vec<Offer>) -> (Vec<Offer>, usize) {
+    let (kept, removed) = dedupe_named(list);
+    (kept, removed.len())
+}
+
+/// [`dedupe`], naming each removed offer and the one it repeats.
+pub fn dedupe_named(list: Vec<Offer>) -> (Vec<Offer>, Vec<DroppedOffer>) {
     let mut order: Vec<usize> = (0..list.len()).collect();
     order.sort_by(|&a, &b| list[a].total.total_cmp(&list[b].total).then(a.cmp(&b)));
-    let mut keys: Vec<(String, (String, String))> = Vec::new();
+    // (canonical URL, (title key, store), index of the kept offer)
+    let mut keys: Vec<(String, (String, String), usize)> = Vec::new();
     let mut keep = vec![false; list.len()];
+    let mut removed = Vec::new();
     for i in order {
         let o = &list[i];
         let by_title = (offers::title_key(&o.title), o.store.to_lowercase());
-        if keys
+        if let Some((url, _, k)) = keys
             .iter()
-            .any(|(url, title)| *url == o.canonical || *title == by_title)
+            .find(|(url, title, _)| *url == o.canonical || *title == by_title)
         {
+            let why = if *url == o.canonical {
+                "same canonical URL"
+            } else {
+                "same title at the same store"
+            };
+            let first = &list[*k];
+            removed.push(DroppedOffer::of(
+                o,
+                format!(
+                    "duplicate of “{}” at {} ({why}; the cheaper copy is kept)",
+                    first.title, first.store
+                ),
+            ));
             continue;
         }
-        keys.push((o.canonical.clone(), by_title));
+        keys.push((o.canonical.clone(), by_title, i));
         keep[i] = true;
     }
-    let removed = keep.iter().filter(|k| !**k).count();
     let kept = list
         .into_iter()
         .zip(keep)

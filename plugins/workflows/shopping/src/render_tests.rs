@@ -32,8 +32,14 @@ fn csv_fields_are_rfc4180() {
     );
     assert!(lines[1].starts_with("1,Ridgeline Trail Runner 2,127.0.0.1,shopping,89.99,0.00,89.99,USD,in_stock,4.5,212,0.7245,http"));
     assert!(
-        lines[7].starts_with("7,\"Quarry Trail Runner \"\"Mud & Rock\"\" <script>alert('pwned')</script>\",127.0.0.1,shopping,64.00,,64.00,USD,unknown,,,0.5254,"),
+        lines[6].starts_with("6,\"Quarry Trail Runner \"\"Mud & Rock\"\" <script>alert('pwned')</script>\",127.0.0.1,shopping,64.00,,64.00,USD,unknown,,,0.5254,"),
         "{}",
+        lines[6]
+    );
+    assert!(
+        lines[7]
+            .starts_with("7,Mesa Trail 5,127.0.0.1,shopping,74.50,6.50,81.00,USD,out_of_stock,"),
+        "out of stock is listed last: {}",
         lines[7]
     );
     assert!(!text.replace("\r\n", "").contains('\n'));
@@ -119,11 +125,12 @@ fn reasons_per_sort() {
     let r = pick::reasons(&out.offers, Sort::LowestPrice);
     assert_eq!(
         r[0],
-        "It has the lowest total of the 7 offers: $64.00 ($64.00 + shipping not stated)."
+        "It has the lowest total of the 6 offers that can be ordered: $64.00 ($64.00 + shipping not stated)."
     );
     assert_eq!(
         r[1],
-        "Next is Mesa Trail 5 at 127.0.0.1: $81.00 total, $17.00 more than the pick."
+        "Next is Ridgeline Trail Runner 2 at 127.0.0.1: $89.99 total, $25.99 more than the pick.",
+        "the out-of-stock Mesa Trail 5 ($81.00) is not the next choice"
     );
     assert_eq!(
         r.last().map(String::as_str),
@@ -175,11 +182,32 @@ fn offers_json_and_context() {
     assert_eq!(v["offers"][0]["total"], json!(89.99));
     assert_eq!(v["offers"][0]["availability"], json!("in_stock"));
     assert_eq!(v["offers"][0]["score"], json!(0.7245));
-    assert_eq!(v["offers"][6]["shipping"], json!(null));
+    assert_eq!(v["offers"][5]["shipping"], json!(null));
+    assert_eq!(v["offers"][6]["availability"], json!("out_of_stock"));
+    let dropped = &v["dropped"];
     assert_eq!(
-        v["dropped"],
-        json!({"no_price": 1, "currency": 1, "over_budget": 0, "duplicate": 1, "other_currencies": {"GBP": 1}})
+        (
+            &dropped["no_price"],
+            &dropped["currency"],
+            &dropped["over_budget"],
+            &dropped["duplicate"],
+            &dropped["other_currencies"]
+        ),
+        (
+            &json!(1),
+            &json!(1),
+            &json!(0),
+            &json!(1),
+            &json!({"GBP": 1})
+        )
     );
+    let reasons: Vec<&str> = dropped["offers"]
+        .as_array()
+        .expect("dropped offers")
+        .iter()
+        .filter_map(|o| o["reason"].as_str())
+        .collect();
+    assert_eq!(reasons.len(), 3, "{dropped}");
     let c = data::context(&out, &o);
     assert!(c.to_string().len() < 4096);
     assert_eq!(c["best"]["title"], json!("Ridgeline Trail Runner 2"));

@@ -3,6 +3,7 @@
 //! ```text
 //! score = 0.55 · 1/(1 + total/100)          cheaper is better, never 0
 //!       + 0.20 · availability               in stock 1, limited .75,
+//!                                           pre-/back-order .5,
 //!                                           unknown .45, out of stock .1
 //!       + 0.15 · rating/5                   unrated offers get 0 here
 //!       + 0.10 · 1/(1 + age_hours/24)       fresher is better
@@ -38,6 +39,7 @@ pub fn availability_factor(a: Availability) -> f64 {
     match a {
         Availability::InStock => 1.0,
         Availability::Limited => 0.75,
+        Availability::PreOrder | Availability::BackOrder => 0.5,
         Availability::Unknown => 0.45,
         Availability::OutOfStock => 0.1,
     }
@@ -92,9 +94,17 @@ impl Sort {
     }
 }
 
-/// Sorts in place. Every order ends in the same stable tie-breaks (score,
-/// total, title, URL), so equal offers never swap between runs.
+/// Sorts in place. In every order an offer that cannot be ordered (out of
+/// stock) comes after every one that can, so the first offer — the one
+/// the reports call "Best" — is never out of stock while another is not.
+/// Every order ends in the same stable tie-breaks (score, total, title,
+/// URL), so equal offers never swap between runs.
 pub fn sort(offers: &mut [Offer], by: Sort) {
+    sort_within(offers, by);
+    offers.sort_by_key(|o| o.availability == Availability::OutOfStock);
+}
+
+fn sort_within(offers: &mut [Offer], by: Sort) {
     let tie = |a: &Offer, b: &Offer| -> Ordering {
         b.score
             .total_cmp(&a.score)

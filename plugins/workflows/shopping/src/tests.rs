@@ -169,7 +169,9 @@ fn availability_words() {
         ("https://schema.org/InStock", InStock),
         ("InStoreOnly", InStock),
         ("LimitedAvailability", Limited),
-        ("PreOrder", Limited),
+        ("PreOrder", PreOrder),
+        ("https://schema.org/PreSale", PreOrder),
+        ("BackOrder", BackOrder),
         ("only 2 left", Limited),
         ("http://schema.org/OutOfStock", OutOfStock),
         ("SoldOut", OutOfStock),
@@ -208,8 +210,8 @@ fn fixture_run_drops_and_ranks() {
             "Alpine Scree Trail Runner",
             "Talus Ultra Trail Running Shoe",
             "Summit Grip GTX Trail Shoe",
-            "Mesa Trail 5",
             "Quarry Trail Runner \"Mud & Rock\" <script>alert('pwned')</script>",
+            "Mesa Trail 5",
         ]
     );
     let best = &out.offers[0];
@@ -355,17 +357,18 @@ fn each_sort_order() {
         score::sort(&mut v, by);
         v.iter().map(|o| o.title.clone()).collect::<Vec<_>>()
     };
+    // Out of stock comes last in every order: it is never the "Best".
     assert_eq!(
         sorted(Sort::BestDeal),
-        ["mid", "mid-more-reviews", "dear", "cheap-out", "unrated"]
+        ["mid", "mid-more-reviews", "dear", "unrated", "cheap-out"]
     );
     assert_eq!(
         sorted(Sort::LowestPrice),
-        ["cheap-out", "unrated", "mid", "mid-more-reviews", "dear"]
+        ["unrated", "mid", "mid-more-reviews", "dear", "cheap-out"]
     );
     assert_eq!(
         sorted(Sort::HighestRating),
-        ["dear", "mid-more-reviews", "mid", "cheap-out", "unrated"]
+        ["dear", "mid-more-reviews", "mid", "unrated", "cheap-out"]
     );
 }
 
@@ -377,5 +380,8 @@ fn limit_caps_the_list_not_the_count() {
     assert_eq!(out.kept, 7);
     assert_eq!(out.offers.len(), 2);
     assert!(out.offers[0].title.starts_with("Quarry"));
-    assert_eq!(out.offers[1].title, "Mesa Trail 5");
+    assert_eq!(
+        out.offers[1].title, "Ridgeline Trail Runner 2",
+        "the cheaper but out-of-stock Mesa Trail 5 is not listed before it"
+    );
 }

@@ -4,11 +4,16 @@
 //! `ListItem`s only carry a `url`.
 //!
 //! Offers come as an `Offer`, a list of them, or an `AggregateOffer`
-//! (`lowPrice`); the price may also sit in `priceSpecification`.
+//! (`lowPrice`); the price may also sit in `priceSpecification`. From the
+//! offer also its `seller` and `shippingDetails`
+//! (<https://schema.org/OfferShippingDetails>: `shippingRate`,
+//! `deliveryTime`, `shippingDestination`); from the product its
+//! identifiers (`sku`, `gtin*`, `mpn`), `additionalProperty` specs and
+//! `review`s.
 
-use crate::product::Product;
-use webrig_plugin_sdk::html::{Document, meta};
-use webrig_plugin_sdk::serde_json::Value;
+use super::{Product, Review};
+use crate::html::{Document, meta};
+use serde_json::Value;
 
 /// Nesting deeper than this is not searched (hostile or broken data).
 const MAX_DEPTH: usize = 12;
@@ -121,6 +126,8 @@ fn product(v: &Value) -> Product {
         })
     };
     let rating = v.get("aggregateRating");
+    let shipping = offer.and_then(|o| first_object(o.get("shippingDetails")));
+    let rate = shipping.and_then(|s| first_object(s.get("shippingRate")));
     Product {
         name: text_of(v.get("name")).unwrap_or_default(),
         url: str_of(v.get("url"))
@@ -138,8 +145,143 @@ fn product(v: &Value) -> Product {
             .and_then(|r| text_of(r.get("reviewCount")).or_else(|| text_of(r.get("ratingCount")))),
         image: image_of(v.get("image")),
         images: images_of(v.get("image")),
-        sku: text_of(v.get("sku")).or_else(|| text_of(v.get("gtin13"))),
+        sku: text_of(v.get("sku")),
+        gtin: ["gtin", "gtin13", "gtin12", "gtin14", "gtin8"]
+            .iter()
+            .find_map(|k| text_of(v.get(*k)).or_else(|| offer.and_then(|o| text_of(o.get(*k))))),
+        mpn: text_of(v.get("mpn")),
+        seller: offer.and_then(|o| text_of(o.get("seller"))),
+        shipping: rate.and_then(|r| {
+            text_of(r.get("value"))
+                .or_else(|| text_of(r.get("maxValue")))
+                .or_else(|| text_of(r.get("price")))
+        }),
+        shipping_currency: rate
+            .and_then(|r| text_of(r.get("currency")).or_else(|| text_of(r.get("priceCurrency")))),
+        delivery: shipping.and_then(|s| delivery_of(s.get("deliveryTime")?)),
+        ship_to: shipping.and_then(|s| destinations(s.get("shippingDestination")?)),
+        features: Vec::new(),
+        specs: properties(v.get("additionalProperty")),
+        reviews: reviews(v.get("review").or_else(|| v.get("reviews"))),
     }
+}
+
+/// The first object of a value that is an object or a list of them.
+fn first_object(v: Option<&Value>) -> Option<&Value> {
+    match v? {
+        o @ Value::Object(_) => Some(o),
+        Value::Array(items) => items.iter().find(|i| i.is_object()),
+        _ => None,
+    }
+}
+
+/// A `QuantitativeValue` in days: (min, max); `value` alone is both.
+fn days(v: Option<&Value>) -> Option<(f64, f64)> {
+    let v = v?;
+    let num = |k: &str| {
+        v.get(k).and_then(|n| match n {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+    };
+    let unit = text_of(v.get("unitCode"))
+        .or_else(|| text_of(v.get("unitText")))
+        .unwrap_or_else(|| "DAY".into())
+        .to_ascii_lowercase();
+    let scale = if unit.starts_with("wk") || unit.starts_with("week") {
+        7.0
+    } else if unit == "d" || unit.starts_with("day") {
+        1.0
+    } else {
+        return None;
+    };
+    let (lo, hi) = match (num("minValue"), num("maxValue"), num("value")) {
+        (Some(a), Some(b), _) => (a, b),
+        (Some(a), None, _) => (a, a),
+        (None, Some(b), _) => (0.0, b),
+        (None, None, Some(x)) => (x, x),
+        _ => return None,
+    };
+    (lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= lo).then_some((lo * scale, hi * scale))
+}
+
+/// "3–6 days" from a `ShippingDeliveryTime` (handling plus transit).
+fn delivery_of(v: &Value) -> Option<String> {
+    let parts: Vec<(f64, f64)> = ["handlingTime", "transitTime"]
+        .iter()
+        .filter_map(|k| days(v.get(*k)))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let lo: f64 = parts.iter().map(|p| p.0).sum();
+    let hi: f64 = parts.iter().map(|p| p.1).sum();
+    let unit = if hi == 1.0 { "day" } else { "days" };
+    Some(if lo == hi {
+        format!("{hi} {unit}")
+    } else {
+        format!("{lo}–{hi} {unit}")
+    })
+}
+
+/// "US, CA" from `DefinedRegion`s (`addressCountry`, then `name`).
+fn destinations(v: &Value) -> Option<String> {
+    let list: Vec<&Value> = match v {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let mut out: Vec<String> = Vec::new();
+    for r in list {
+        let name = text_of(r.get("addressCountry"))
+            .or_else(|| text_of(r.get("addressRegion")))
+            .or_else(|| text_of(Some(r)));
+        if let Some(n) = name
+            && !out.contains(&n)
+        {
+            out.push(n);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(", "))
+}
+
+/// `additionalProperty` `PropertyValue`s as (name, "value unit").
+fn properties(v: Option<&Value>) -> Vec<(String, String)> {
+    let Some(Value::Array(items)) = v else {
+        return match v {
+            Some(o @ Value::Object(_)) => properties(Some(&Value::Array(vec![o.clone()]))),
+            _ => Vec::new(),
+        };
+    };
+    items
+        .iter()
+        .filter_map(|p| {
+            let name = text_of(p.get("name"))?;
+            let value = text_of(p.get("value"))?;
+            let unit = text_of(p.get("unitText")).unwrap_or_default();
+            Some((name, format!("{value} {unit}").trim().to_string()))
+        })
+        .collect()
+}
+
+/// `Review`s: body, author, rating.
+fn reviews(v: Option<&Value>) -> Vec<Review> {
+    let list: Vec<&Value> = match v {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(o @ Value::Object(_)) => vec![o],
+        _ => Vec::new(),
+    };
+    list.into_iter()
+        .filter_map(|r| {
+            Some(Review {
+                body: text_of(r.get("reviewBody")).or_else(|| text_of(r.get("description")))?,
+                author: text_of(r.get("author")),
+                rating: r
+                    .get("reviewRating")
+                    .and_then(|x| text_of(x.get("ratingValue"))),
+            })
+        })
+        .collect()
 }
 
 /// The first offer object of an `offers` value.

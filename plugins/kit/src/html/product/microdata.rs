@@ -6,8 +6,8 @@
 //! else `href`/`src`/`datetime`/`value` by element, else its text — as the
 //! microdata spec says.
 
-use crate::product::Product;
-use webrig_plugin_sdk::html::{Document, NodeId};
+use super::Product;
+use crate::html::{Document, NodeId};
 
 enum Value {
     Text(String),
@@ -130,6 +130,12 @@ fn product(doc: &Document, scope: NodeId) -> Product {
         image: get_text(doc, &props, "image"),
         images: get_text(doc, &props, "image").into_iter().collect(),
         sku: get_text(doc, &props, "sku"),
+        gtin: ["gtin", "gtin13", "gtin12", "gtin14", "gtin8"]
+            .iter()
+            .find_map(|k| get_text(doc, &props, k)),
+        mpn: get_text(doc, &props, "mpn"),
+        seller: offer.as_ref().and_then(|o| get_text(doc, o, "seller")),
+        ..Product::default()
     }
 }
 

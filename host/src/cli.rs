@@ -39,10 +39,22 @@ pub struct Globals {
     #[arg(long = "port", id = "global_port", value_name = "PORT", global = true)]
     pub port: Option<u16>,
     /// Request id to send (echoed back).
-    #[arg(long = "id", id = "global_id", value_name = "ID", global = true, hide = true)]
+    #[arg(
+        long = "id",
+        id = "global_id",
+        value_name = "ID",
+        global = true,
+        hide = true
+    )]
     pub id: Option<String>,
     /// Who is calling: tabs are leased to one client at a time.
-    #[arg(long = "client", id = "global_client", value_name = "CLIENT", global = true, env = "WEBRIG_CLIENT")]
+    #[arg(
+        long = "client",
+        id = "global_client",
+        value_name = "CLIENT",
+        global = true,
+        env = "WEBRIG_CLIENT"
+    )]
     pub client: Option<String>,
     /// Wait for a tab leased to another client instead of answering busy.
     #[arg(long = "wait-lease", id = "global_wait_lease", global = true)]
@@ -526,7 +538,10 @@ mod tests {
             })
             .map(|(cmd, a)| format!("{cmd}: {}", a.get_id()))
             .collect();
-        assert!(clashes.is_empty(), "fields that clash with a global flag: {clashes:?}");
+        assert!(
+            clashes.is_empty(),
+            "fields that clash with a global flag: {clashes:?}"
+        );
     }
 
     /// Splits one shell command line (quotes, backslashes) into words.

@@ -73,7 +73,13 @@ fn create() -> Option<OtherUser> {
     if lookup().is_none() {
         // Several test binaries may race here; a lost race is "already exists".
         let _ = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", NAME])
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                NAME,
+            ])
             .output();
     }
     lookup()

@@ -200,6 +200,11 @@ mod tests {
         write_new(&planted, "mine").expect("written");
         assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
         assert_eq!(std::fs::read_to_string(&planted).expect("read"), "mine");
-        assert!(!std::fs::symlink_metadata(&planted).expect("meta").file_type().is_symlink());
+        assert!(
+            !std::fs::symlink_metadata(&planted)
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
     }
 }

@@ -133,7 +133,16 @@ mod tests {
 
     #[test]
     fn session_names_that_could_walk_a_path_are_refused() {
-        for bad in [".", "..", ".hidden", "-rf", "a/b", "", "x\0y", &"a".repeat(65)] {
+        for bad in [
+            ".",
+            "..",
+            ".hidden",
+            "-rf",
+            "a/b",
+            "",
+            "x\0y",
+            &"a".repeat(65),
+        ] {
             assert!(check_session_name(bad).is_err(), "{bad:?}");
         }
         for good in ["default", "a.b", "_x", "9-lives", "research.2"] {

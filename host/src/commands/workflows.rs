@@ -120,14 +120,18 @@ impl RunWorkflow {
             let bad = |e: String| ApiError::invalid(format!("--{flag}: {e}"));
             match key.as_str() {
                 "format" => {
-                    self.format = <Format as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
-                        let valid: Vec<String> = <Format as clap::ValueEnum>::value_variants()
-                            .iter()
-                            .filter_map(|f| clap::ValueEnum::to_possible_value(f))
-                            .map(|p| p.get_name().to_string())
-                            .collect();
-                        bad(format!("{value:?} is not a format; use one of {}", valid.join(", ")))
-                    })?
+                    self.format =
+                        <Format as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
+                            let valid: Vec<String> = <Format as clap::ValueEnum>::value_variants()
+                                .iter()
+                                .filter_map(clap::ValueEnum::to_possible_value)
+                                .map(|p| p.get_name().to_string())
+                                .collect();
+                            bad(format!(
+                                "{value:?} is not a format; use one of {}",
+                                valid.join(", ")
+                            ))
+                        })?
                 }
                 "out" => self.out = Some(PathBuf::from(value)),
                 "ttl_hours" => {

@@ -291,7 +291,10 @@ mod tests {
         std::fs::create_dir(&home).expect("mkdir");
         std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         adopt_dir(&home).expect("ours");
-        assert_eq!(std::fs::metadata(&home).expect("exists").mode() & 0o777, 0o700);
+        assert_eq!(
+            std::fs::metadata(&home).expect("exists").mode() & 0o777,
+            0o700
+        );
     }
 
     #[test]
@@ -319,7 +322,10 @@ mod tests {
         );
         std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         assert!(read_owned(&token, true, 64).is_err());
-        assert!(read_owned(&token, false, 64).is_ok(), "a config may be readable");
+        assert!(
+            read_owned(&token, false, 64).is_ok(),
+            "a config may be readable"
+        );
         let link = t.path().join("link");
         std::os::unix::fs::symlink(&token, &link).expect("symlink");
         assert!(read_owned(&link, false, 64).is_err());
@@ -331,7 +337,10 @@ mod tests {
         assert!(made.success());
         let err = read_owned(&fifo, false, 64).expect_err("not regular");
         assert!(err.to_string().contains("not a regular file"), "{err}");
-        assert_eq!(read_owned(&t.path().join("none"), false, 64).ok(), Some(None));
+        assert_eq!(
+            read_owned(&t.path().join("none"), false, 64).ok(),
+            Some(None)
+        );
         std::fs::write(&token, vec![b'a'; 100]).expect("write");
         assert!(read_owned(&token, false, 64).is_err(), "over the cap");
     }

@@ -18,8 +18,8 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -443,7 +443,10 @@ mod tests {
         cb.busy.fetch_add(1, Ordering::SeqCst);
         cb.receiving.fetch_add(1, Ordering::SeqCst);
         let (c, _) = t.admit(2).expect("b gives way");
-        assert!(t.open.contains_key(&a), "a running request is never dropped");
+        assert!(
+            t.open.contains_key(&a),
+            "a running request is never dropped"
+        );
         assert!(!t.open.contains_key(&b), "a promised body holds nothing");
         assert!(t.open.contains_key(&c));
     }

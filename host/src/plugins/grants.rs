@@ -624,22 +624,22 @@ mod tests {
     #[test]
     fn ipv4_inside_ipv6_is_judged_by_the_ipv4_address() {
         for inside in [
-            "::7f00:1",              // compatible 127.0.0.1
-            "::127.0.0.1",           // the same, written out
-            "::ffff:7f00:1",         // mapped
-            "64:ff9b::7f00:1",       // NAT64 of 127.0.0.1
-            "64:ff9b::a9fe:a9fe",    // NAT64 of 169.254.169.254
-            "64:ff9b::10.1.2.3",     // NAT64 of a private address
-            "64:ff9b:1::5db8:d822",  // local-use NAT64
-            "2002:7f00:1::",         // 6to4 of 127.0.0.1
-            "2002:c0a8:101::1",      // 6to4 of 192.168.1.1
-            "fec0::1",               // site local
+            "::7f00:1",             // compatible 127.0.0.1
+            "::127.0.0.1",          // the same, written out
+            "::ffff:7f00:1",        // mapped
+            "64:ff9b::7f00:1",      // NAT64 of 127.0.0.1
+            "64:ff9b::a9fe:a9fe",   // NAT64 of 169.254.169.254
+            "64:ff9b::10.1.2.3",    // NAT64 of a private address
+            "64:ff9b:1::5db8:d822", // local-use NAT64
+            "2002:7f00:1::",        // 6to4 of 127.0.0.1
+            "2002:c0a8:101::1",     // 6to4 of 192.168.1.1
+            "fec0::1",              // site local
         ] {
             assert!(is_internal(inside.parse().expect("ip")), "{inside}");
         }
         for outside in [
-            "64:ff9b::5db8:d822",    // NAT64 of 93.184.216.34
-            "2002:5db8:d822::1",     // 6to4 of a public address
+            "64:ff9b::5db8:d822", // NAT64 of 93.184.216.34
+            "2002:5db8:d822::1",  // 6to4 of a public address
             "2606:4700:4700::1111",
         ] {
             assert!(!is_internal(outside.parse().expect("ip")), "{outside}");

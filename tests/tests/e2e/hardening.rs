@@ -33,8 +33,7 @@ fn chown(path: &Path, user: &OtherUser) {
 /// path would run their program.
 fn planted_home(user: &OtherUser, mode: u32) -> (tempfile::TempDir, std::path::PathBuf) {
     let parent = tempfile::tempdir().expect("a parent");
-    std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755))
-        .expect("chmod");
+    std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let home = parent.path().join("home");
     std::fs::create_dir(&home).expect("mkdir");
     std::fs::write(home.join("token"), "f".repeat(64)).expect("token");
@@ -123,7 +122,10 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("others may write"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("others may write"),
+        "{stderr}"
+    );
     // Ours, inside a folder another user owns (they could swap it).
     let theirs = parent.path().join("theirs");
     std::fs::create_dir(&theirs).expect("mkdir");
@@ -134,7 +136,10 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("a folder above"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("a folder above"),
+        "{stderr}"
+    );
     // A token or config another user may write, in our own home.
     let home = parent.path().join("mine");
     std::fs::create_dir(&home).expect("mkdir");
@@ -152,7 +157,9 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && stderr.contains("config.toml") && stderr.contains("others may write"),
+        !out.status.success()
+            && stderr.contains("config.toml")
+            && stderr.contains("others may write"),
         "{stderr}"
     );
 }
@@ -165,8 +172,7 @@ fn a_keeper_socket_in_another_users_folder_is_never_connected_to() {
     // The other user listens on a Unix socket in a folder of theirs and
     // notes any connection.
     let theirs = tempfile::tempdir().expect("dir");
-    std::fs::set_permissions(theirs.path(), std::fs::Permissions::from_mode(0o777))
-        .expect("chmod");
+    std::fs::set_permissions(theirs.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
     chown(theirs.path(), &user);
     let socket = theirs.path().join("cdp.sock");
     let heard = theirs.path().join("heard");
@@ -239,7 +245,9 @@ fn status(answer: &str) -> u16 {
 /// and no body.
 fn promise_body(port: u16, path: &str, len: usize, origin: Option<&str>) -> TcpStream {
     let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
     let _ = c.write_all(
         format!(
             "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{origin}\
@@ -282,7 +290,11 @@ fn a_promised_body_that_never_comes_holds_no_connection() {
         Duration::from_secs(5),
     );
     assert_eq!(status(&answer), 200, "{answer}");
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
     let resp = d.request_tcp(json!({ "command": "sessions" }));
     assert_eq!(resp["ok"], true, "a token holder on TCP: {resp}");
     // A body that never comes ends at the body deadline with an answer,
@@ -312,10 +324,7 @@ fn refusals_that_need_no_body_come_before_it() {
         let mut out = Vec::new();
         let started = Instant::now();
         let _ = c.read_to_end(&mut out);
-        (
-            status(&String::from_utf8_lossy(&out)),
-            started.elapsed(),
-        )
+        (status(&String::from_utf8_lossy(&out)), started.elapsed())
     };
     // Not the extension: refused before a byte of body.
     let (code, took) = quick("/pair", 50, None);
@@ -354,9 +363,8 @@ fn mcp_keeps_the_body_limit_for_chunked_bodies_too() {
     let token = d.token();
     // A JSON-RPC call padded past the limit, sent chunked (no length given).
     let pad = "x".repeat(64 * 1024);
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"pad":"{pad}"}}}}"#
-    );
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"pad":"{pad}"}}}}"#);
     let mut chunked = Vec::new();
     for part in body.as_bytes().chunks(8192) {
         chunked.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
@@ -423,7 +431,9 @@ fn a_web_page_cannot_tell_that_the_daemon_listens() {
     ] {
         let answer = raw(
             port,
-            &format!("GET /ping HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}Connection: close\r\n\r\n"),
+            &format!(
+                "GET /ping HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}Connection: close\r\n\r\n"
+            ),
             b"",
             Duration::from_secs(3),
         );
@@ -444,8 +454,16 @@ fn a_web_page_cannot_tell_that_the_daemon_listens() {
             .to_string()
     };
     assert_eq!(probe(closed, "/ping"), "failed: TypeError");
-    assert_eq!(probe(port, "/ping"), "failed: TypeError", "the daemon was seen");
-    assert_eq!(probe(port, "/command"), "failed: TypeError", "the daemon was seen");
+    assert_eq!(
+        probe(port, "/ping"),
+        "failed: TypeError",
+        "the daemon was seen"
+    );
+    assert_eq!(
+        probe(port, "/command"),
+        "failed: TypeError",
+        "the daemon was seen"
+    );
 }
 
 #[test]
@@ -454,7 +472,10 @@ fn session_names_that_walk_a_path_are_refused() {
     for name in [".", "..", ".hidden", "-x"] {
         let e = d.err(name, "title", json!({}), "invalid_argument");
         assert!(
-            e["message"].as_str().unwrap_or_default().contains("session name"),
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("session name"),
             "{name}: {e}"
         );
     }
@@ -483,14 +504,20 @@ fn a_statement_eval_over_the_cap_is_measured_in_the_page() {
         "limit_exceeded",
     );
     assert!(
-        e["message"].as_str().unwrap_or_default().contains("100000002"),
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("100000002"),
         "{e}"
     );
     let grew_mib = rss().saturating_sub(before) / 1024;
     assert!(grew_mib < 50, "the daemon's peak grew {grew_mib} MiB");
     // Statements keep their value and side effects.
     assert_eq!(
-        s.ok("eval", json!({ "script": "let a = 2; window.__h = a; a * 3" }))["value"],
+        s.ok(
+            "eval",
+            json!({ "script": "let a = 2; window.__h = a; a * 3" })
+        )["value"],
         json!(6)
     );
     assert_eq!(
@@ -499,7 +526,10 @@ fn a_statement_eval_over_the_cap_is_measured_in_the_page() {
         "redeclaring in a later call is fine"
     );
     assert_eq!(
-        s.ok("eval", json!({ "script": "const r = await Promise.resolve(4); r + 1" }))["value"],
+        s.ok(
+            "eval",
+            json!({ "script": "const r = await Promise.resolve(4); r + 1" })
+        )["value"],
         json!(5),
         "top-level await still runs"
     );

@@ -920,7 +920,10 @@ fn a_stream_that_is_sending_outlives_the_idle_timeout() {
         "the run streamed past the idle timeout: {:?}",
         started.elapsed()
     );
-    assert!(!stderr.contains("bad chunk") && !stderr.contains("connection lost"), "{stderr}");
+    assert!(
+        !stderr.contains("bad chunk") && !stderr.contains("connection lost"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -928,11 +931,7 @@ fn a_workflow_that_refuses_its_input_leaves_no_bundle_and_list_says_what_runs_we
     let d = with_guest(&[]);
     // The guest itself refuses (a mode it does not know), seven times.
     for _ in 0..7 {
-        let e = run(
-            &d,
-            "workflow-guest",
-            json!({"params": {"mode": "bogus"}}),
-        );
+        let e = run(&d, "workflow-guest", json!({"params": {"mode": "bogus"}}));
         assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
     }
     let listed = d.ok("default", "artifacts_list", json!({}));
@@ -1187,7 +1186,10 @@ fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
     let dir = tempfile::tempdir().expect("tmp");
     let text = std::fs::read_to_string(plugins_root().join("tests/workflow-guest/plugin.toml"))
         .expect("manifest")
-        .replace("http = []", &format!("http = [\"127.0.0.1:{}\"]", web().port()))
+        .replace(
+            "http = []",
+            &format!("http = [\"127.0.0.1:{}\"]", web().port()),
+        )
         .replace("browser = \"none\"", "browser = \"read\"")
         .replace("time_ms = 300", "time_ms = 5000");
     let manifest = dir.path().join("plugin.toml");
@@ -1200,7 +1202,14 @@ fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
     assert_eq!(r["ok"], true, "{r}");
     // A page that answers after a minute: the guest waits in browser.open.
     let mut child = std::process::Command::new(webrig_tests::webrig_bin())
-        .args(["run", "workflow", "workflow-guest", "--mode", "browse", "--url"])
+        .args([
+            "run",
+            "workflow",
+            "workflow-guest",
+            "--mode",
+            "browse",
+            "--url",
+        ])
         .arg(web().url("delay/60000/index.html"))
         .env("WEBRIG_HOME", d.home())
         .env("WEBRIG_PORT", d.port().to_string())
@@ -1212,13 +1221,20 @@ fn ctrl_c_while_a_page_loads_cancels_at_once_and_leaves_no_tab() {
         let listed = d.ok("default", "sessions", json!({}));
         listed["sessions"]
             .as_array()
-            .map(|l| l.iter().map(|s| s["info"]["tabs"].as_u64().unwrap_or(0)).sum())
+            .map(|l| {
+                l.iter()
+                    .map(|s| s["info"]["tabs"].as_u64().unwrap_or(0))
+                    .sum()
+            })
             .unwrap_or(0)
     };
     // Wait until the page is opening (a plugin tab exists), then Ctrl-C.
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while tabs_open(&d) == 0 {
-        assert!(std::time::Instant::now() < until, "the page never started to open");
+        assert!(
+            std::time::Instant::now() < until,
+            "the page never started to open"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));

@@ -115,13 +115,25 @@ async function fromPopup(msg) {
       await chrome.storage.local.set({ stopped: true });
       relay.stop();
       await tabs.releaseAll({ remember: false });
+      tabs.lent.clear();
+      await tabs.persist();
       return status();
     }
+    // The user lends one of their tabs to the agent (or takes it back): the
+    // only way a tab the agent did not open becomes visible to the daemon.
+    case "lend":
+      await tabs.lend(msg.tabId);
+      return status();
+    case "unlend":
+      await tabs.unlend(msg.tabId);
+      return status();
     case "forget": {
       await chrome.storage.local.remove(["token"]);
       await chrome.storage.local.set({ stopped: true });
       relay.stop("unpaired");
       await tabs.releaseAll({ remember: false });
+      tabs.lent.clear();
+      await tabs.persist();
       relay.configure({ port: relay.port, token: null });
       return status();
     }
@@ -131,7 +143,7 @@ async function fromPopup(msg) {
 }
 
 async function status() {
-  return { ...relay.status(), held: await tabs.heldTabs() };
+  return { ...relay.status(), held: await tabs.heldTabs(), tabs: await tabs.lendable() };
 }
 
 // Exposed for the console of the service worker when debugging by hand.

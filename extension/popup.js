@@ -1,6 +1,7 @@
-// The popup: pair (POST /pair with the 6-digit code → token and port in
-// chrome.storage.local), show the connection and the tabs the agent holds,
-// Stop (release everything, no reconnecting until the next pairing/connect).
+// The popup: pair (POST /pair with the code `webrig pair` prints → token
+// and port in chrome.storage.local), show the connection and the tabs the
+// agent holds, lend one of your tabs to the agent (or take it back), Stop
+// (release everything, no reconnecting until the next pairing/connect).
 
 import { validPort, validToken, isObject } from "./relay.js";
 
@@ -13,9 +14,15 @@ function say(text, ok = false) {
   $("message").className = ok ? "ok" : "";
 }
 
-async function ask(type) {
+/** A code as typed: 12 letters of Crockford's base32, dashes and spaces optional. */
+export function normalizeCode(raw) {
+  return String(raw).toUpperCase().replace(/[\s-]/g, "");
+}
+const CODE = /^[0-9A-HJKMNP-TV-Z]{12}$/;
+
+async function ask(type, extra = {}) {
   try {
-    const answer = await chrome.runtime.sendMessage({ type });
+    const answer = await chrome.runtime.sendMessage({ type, ...extra });
     if (!answer?.ok) throw new Error(answer?.error ?? "no answer from the extension");
     return answer;
   } catch (e) {
@@ -54,8 +61,28 @@ function render(s) {
     li.title = t.url;
     list.append(li);
   }
+  renderLendable(s.tabs ?? []);
   $("stop").disabled = s.state === "stopped" || s.state === "unpaired";
   $("connect").hidden = !(s.state === "stopped" && s.paired);
+}
+
+function renderLendable(tabs) {
+  const list = $("lendable");
+  list.replaceChildren();
+  for (const t of tabs) {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.textContent = t.lent ? "take back" : "lend";
+    button.dataset.tabId = String(t.tabId);
+    button.dataset.url = t.url;
+    button.className = t.lent ? "unlend" : "lend";
+    button.addEventListener("click", async () => {
+      render(await ask(t.lent ? "unlend" : "lend", { tabId: t.tabId }));
+    });
+    li.append(button, ` ${t.title || t.url || "tab"}`);
+    li.title = t.url;
+    list.append(li);
+  }
 }
 
 async function refresh() {
@@ -64,9 +91,10 @@ async function refresh() {
 
 async function pair() {
   const port = Number($("port").value);
-  const code = $("code").value.trim();
+  // Crockford's base32 reads O as 0 and I, L as 1, as the daemon does.
+  const code = normalizeCode($("code").value).replace(/O/g, "0").replace(/[IL]/g, "1");
   if (!validPort(port)) return say("the port is a number from 1 to 65535");
-  if (!/^\d{6}$/.test(code)) return say("the code is 6 digits (webrig pair prints it)");
+  if (!CODE.test(code)) return say("the code is 12 letters and digits, XXXX-XXXX-XXXX (webrig pair prints it)");
   $("pair").disabled = true;
   say("pairing…", true);
   try {

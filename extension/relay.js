@@ -1,11 +1,18 @@
-// The WebSocket half of the relay (PROTOCOL.md, "Connection"): one socket to
-// ws://127.0.0.1:<port>/extension, subprotocols ["webrig.v1",
-// "webrig-token.<token>"], hello, ping every 20 s, close after 45 s of
-// silence, reconnect with backoff 0.5 s → 30 s (±20 % jitter), one connect in
-// flight at a time. Requests are validated here (frame, id, method, params)
-// and handed to `onRequest`; nothing from the daemon is ever evaluated.
+// The WebSocket half of the relay (PROTOCOL.md, "Connection" and
+// "Handshake"): one socket to ws://127.0.0.1:<port>/extension, subprotocol
+// "webrig.v2"; the daemon proves it holds the token before this side proves
+// it does (HMAC-SHA256 challenge-response; the token never crosses the
+// socket), then hello, ping every 20 s, close after 45 s of silence,
+// reconnect with backoff 0.5 s → 30 s (±20 % jitter), one connect in flight
+// at a time. Until the daemon's proof checks out nothing but the challenge
+// is sent and nothing received is acted on. Requests are validated here
+// (frame, id, method, params) and handed to `onRequest`; nothing from the
+// daemon is ever evaluated.
 
-export const PROTOCOL = "webrig.v1";
+export const PROTOCOL = "webrig.v2";
+/** The daemon has this long after the socket opened to prove itself and say ready. */
+export const HANDSHAKE_MS = 10_000;
+const NONCE_BYTES = 32;
 export const PING_MS = 20_000;
 export const SILENCE_MS = 45_000;
 export const BACKOFF_MIN_MS = 500;
@@ -37,9 +44,50 @@ export const isObject = (v) =>
 /** A port as the popup stores it: an integer in 1..65535. */
 export const validPort = (p) => Number.isInteger(p) && p >= 1 && p <= 65535;
 
-/** The token travels in a subprotocol, so it must be an RFC 7230 token. */
+/** The token as the daemon makes it (and as pairing hands it over). */
 export const validToken = (t) =>
   typeof t === "string" && /^[A-Za-z0-9._~-]{8,512}$/.test(t);
+
+const hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+const isHex64 = (s) => typeof s === "string" && /^[0-9a-f]{64}$/.test(s);
+function unhex(s) {
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** A fresh nonce: 32 random bytes in lower hex. */
+export function nonce() {
+  return hex(crypto.getRandomValues(new Uint8Array(NONCE_BYTES)));
+}
+
+/**
+ * The HMAC-SHA256 key of `token` (WebCrypto; not extractable).
+ * Messages: `webrig.v2 <daemon|extension> <port> <first nonce> <second nonce>`.
+ */
+export async function proofKey(token) {
+  return crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(token),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
+}
+
+const proofMessage = (label, port, first, second) =>
+  new TextEncoder().encode(`webrig.v2 ${label} ${port} ${first} ${second}`);
+
+/** Whether `proof` is the daemon's for (ne, nd): WebCrypto's verify, constant time. */
+export async function daemonProofOk(key, port, ne, nd, proof) {
+  if (!isHex64(nd) || !isHex64(proof)) return false;
+  return crypto.subtle.verify("HMAC", key, unhex(proof), proofMessage("daemon", port, ne, nd));
+}
+
+/** This side's proof, sent only after the daemon's checked out. */
+export async function extensionProof(key, port, nd, ne) {
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, proofMessage("extension", port, nd, ne))));
+}
 
 export function backoffDelay(attempt, random = Math.random) {
   const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(attempt, 16));
@@ -65,6 +113,9 @@ export class Relay {
     this.token = null;
     this.enabled = false;
     this.ws = null;
+    /** The daemon proved itself and said ready on this socket. */
+    this.authed = false;
+    this.handshakeTimer = null;
     this.gen = 0; // bumps per socket; answers for an older socket are dropped
     this.attempts = 0;
     this.retryTimer = null;
@@ -83,13 +134,13 @@ export class Relay {
   get state() {
     if (!this.token) return "unpaired";
     if (!this.enabled) return "stopped";
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) return "connected";
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.authed) return "connected";
     if (this.ws) return "connecting";
     return "waiting";
   }
 
   get connected() {
-    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN && this.authed;
   }
 
   configure({ port, token }) {
@@ -132,10 +183,8 @@ export class Relay {
     this.stats.connects++;
     let ws;
     try {
-      ws = new WebSocket(`ws://127.0.0.1:${this.port}/extension`, [
-        PROTOCOL,
-        `webrig-token.${this.token}`,
-      ]);
+      // Only the protocol name: the token is never sent, whoever answers.
+      ws = new WebSocket(`ws://127.0.0.1:${this.port}/extension`, [PROTOCOL]);
     } catch (e) {
       this.lastError = `cannot open the socket: ${e?.message ?? e}`;
       this.scheduleRetry();
@@ -150,15 +199,33 @@ export class Relay {
         this.socketGone(ws, gen, { code: 1006, reason: "connect timeout", wasOpen: false });
       }
     }, CONNECT_TIMEOUT_MS);
+    const port = this.port;
+    const token = this.token;
+    // The handshake's state for this socket: the nonce we sent, and whether
+    // the daemon's proof checked out.
+    const hs = { ne: null, proved: false, busy: false };
     ws.onopen = () => {
       if (this.ws !== ws) return;
       clearTimeout(this.connectTimer);
       if (ws.protocol !== PROTOCOL) {
         this.lastError = `the daemon chose subprotocol ${JSON.stringify(ws.protocol)}, not ${PROTOCOL}`;
-        ws.close(4002, "wrong subprotocol");
+        this.closeSocket(4002, "wrong subprotocol");
         return;
       }
+      hs.ne = nonce();
+      this.handshakeTimer = setTimeout(() => {
+        if (this.ws === ws && !this.authed) {
+          this.lastError = "the daemon did not prove itself in time";
+          this.closeSocket(4008, "handshake timeout");
+        }
+      }, HANDSHAKE_MS);
+      this.sendRaw(ws, { type: "challenge", nonce: hs.ne });
+      this.changed();
+    };
+    const onReady = () => {
       wasOpen = true;
+      this.authed = true;
+      clearTimeout(this.handshakeTimer);
       this.openedAt = Date.now();
       this.lastRx = Date.now();
       this.lastError = "";
@@ -177,8 +244,50 @@ export class Relay {
       }
       this.changed();
     };
+    // Before ready: the daemon's proof, then ready; anything else (a request,
+    // a second proof, a frame while checking) ends the socket unanswered.
+    const handshake = async (data) => {
+      let msg;
+      try {
+        msg = typeof data === "string" && data.length <= 4096 ? JSON.parse(data) : null;
+      } catch {
+        msg = null;
+      }
+      const refuse = (why) => {
+        this.lastError = why;
+        this.closeSocket(4001, "handshake failed");
+      };
+      if (hs.busy || !isObject(msg)) return refuse("the daemon broke the handshake");
+      if (!hs.proved && msg.type === "daemon-proof") {
+        hs.busy = true;
+        let ok = false;
+        let key;
+        try {
+          key = await proofKey(token);
+          ok = await daemonProofOk(key, port, hs.ne, msg.nonce, msg.proof);
+        } catch (e) {
+          console.warn("webrig: cannot check the daemon's proof", e);
+        }
+        hs.busy = false;
+        if (this.ws !== ws) return;
+        if (!ok) {
+          return refuse(
+            `whatever answers on port ${port} could not prove it is this webrig daemon (another program on the port, or the token changed: pair again)`,
+          );
+        }
+        hs.proved = true;
+        this.sendRaw(ws, { type: "extension-proof", proof: await extensionProof(key, port, msg.nonce, hs.ne) });
+        return;
+      }
+      if (hs.proved && msg.type === "ready") return onReady();
+      return refuse("the daemon broke the handshake");
+    };
     ws.onmessage = (ev) => {
       if (this.ws !== ws) return;
+      if (!this.authed) {
+        handshake(ev.data);
+        return;
+      }
       this.lastRx = Date.now();
       this.receive(ev.data, gen);
     };
@@ -188,6 +297,9 @@ export class Relay {
       if (this.ws === ws && !wasOpen) this.lastError = "the daemon refused or is not running";
     };
     ws.onclose = (ev) => {
+      if (this.ws === ws && !wasOpen && ev.reason) {
+        this.lastError = `the daemon refused: ${ev.code} ${String(ev.reason).slice(0, 200)}`;
+      }
       this.socketGone(ws, gen, { code: ev.code, reason: ev.reason, wasOpen });
     };
     this.changed();
@@ -196,7 +308,9 @@ export class Relay {
   socketGone(ws, gen, info) {
     if (this.ws !== ws) return;
     this.ws = null;
+    this.authed = false;
     clearTimeout(this.connectTimer);
+    clearTimeout(this.handshakeTimer);
     clearInterval(this.pingTimer);
     clearInterval(this.silenceTimer);
     this.inFlight = 0; // answers of this socket are dropped (gen changed below)
@@ -226,7 +340,9 @@ export class Relay {
   closeSocket(code, reason) {
     const ws = this.ws;
     if (!ws) return;
-    const wasOpen = ws.readyState === WebSocket.OPEN;
+    // Open means proved: a socket closed during the handshake must not
+    // reset the backoff, or a stranger on the port would get a retry every 0.5 s.
+    const wasOpen = ws.readyState === WebSocket.OPEN && this.authed;
     try {
       ws.close(code, reason);
     } catch {
@@ -254,10 +370,17 @@ export class Relay {
     }, delay);
   }
 
-  /** Sends one JSON object; false when there is no open socket. */
+  /** A handshake message on `ws` (the only frames sent before ready). */
+  sendRaw(ws, obj) {
+    if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  /** Sends one JSON object; false when there is no proved, open socket. */
   send(obj) {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.authed) return false;
     let text;
     try {
       text = JSON.stringify(obj);
@@ -277,7 +400,7 @@ export class Relay {
    */
   sendEvent(obj) {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) {
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.authed) {
       this.stats.eventsDropped++;
       return false;
     }

@@ -3,6 +3,11 @@
 // back to the daemon. Every request is validated; every failure is a
 // RelayError with a code of not_found | denied | failed. It never closes,
 // focuses or rearranges a window of the user's.
+//
+// The daemon sees and touches only the agent's tabs: those it opened, those
+// in a session's tab group, and those the user lent in the popup. Any other
+// tab id is refused here, whatever the daemon asks (it does not have to be
+// trusted to restrict itself), and no event names it.
 
 import { RelayError, isObject } from "./relay.js";
 
@@ -111,6 +116,8 @@ export class Tabs {
     this.children = new Map();
     /** tabs the agent created (the others it attaches to are borrowed) */
     this.created = new Set();
+    /** tabs the user lent in the popup: the only ones of the user's it may borrow */
+    this.lent = new Set();
     /** group name → tabGroup id */
     this.groups = {};
     /** group name → id of the window opened for that session's tabs */
@@ -128,6 +135,7 @@ export class Tabs {
     const data = {
       held: [...this.held.keys()],
       created: [...this.created],
+      lent: [...this.lent],
       groups: this.groups,
       windows: this.windows,
       heldBefore: this.heldBefore,
@@ -155,6 +163,7 @@ export class Tabs {
     const ints = (a) => (Array.isArray(a) ? a.filter((n) => Number.isSafeInteger(n)) : []);
     const leftover = ints(data.held);
     this.created = new Set(ints(data.created));
+    this.lent = new Set(ints(data.lent));
     this.groups = isObject(data.groups) ? { ...data.groups } : {};
     // Window ids are not reused within a browser session (nor does
     // storage.session outlive one), so a gone window is only pruned, never
@@ -183,6 +192,7 @@ export class Tabs {
     const open = new Set((await chrome.tabs.query({}).catch(() => [])).map((t) => t.id));
     this.heldBefore = [...before].filter((id) => open.has(id));
     for (const id of this.created) if (!open.has(id)) this.created.delete(id);
+    for (const id of this.lent) if (!open.has(id)) this.lent.delete(id);
     await this.persist();
     return leftover;
   }
@@ -288,6 +298,57 @@ export class Tabs {
     }
   }
 
+  /** Whether `groupId` is a tab group this extension made for a session. */
+  isSessionGroup(groupId) {
+    return Number.isSafeInteger(groupId) && groupId >= 0 && Object.values(this.groups).includes(groupId);
+  }
+
+  /** Whether the daemon may see and touch `tab`: the agent's own or lent. */
+  mayTouch(tab) {
+    return !!tab && (this.created.has(tab.id) || this.lent.has(tab.id) || this.isSessionGroup(tab.groupId));
+  }
+
+  /**
+   * The tab `tabId` if the daemon may touch it; otherwise "not_found", the
+   * same answer as for a tab that does not exist, so the daemon cannot
+   * even learn which ids are open.
+   */
+  async allowedTab(tabId) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!this.mayTouch(tab)) {
+      throw new RelayError("not_found", `no tab ${tabId} of the agent's (lend it in the webrig popup)`);
+    }
+    return tab;
+  }
+
+  /** The popup's Lend button: the user lends `tabId` to the agent. */
+  async lend(tabId) {
+    if (!Number.isSafeInteger(tabId) || tabId < 0) throw new Error("tabId must be a tab id");
+    await chrome.tabs.get(tabId);
+    this.lent.add(tabId);
+    await this.persist();
+  }
+
+  /** The popup's Take back: detached if held, no longer visible to the daemon. */
+  async unlend(tabId) {
+    this.lent.delete(tabId);
+    if (this.held.has(tabId) && !this.created.has(tabId)) {
+      this.forget(tabId);
+      await chrome.debugger.detach({ tabId }).catch(() => {});
+      this.emit({ type: "detached", sessionId: `tab-${tabId}`, reason: "taken_back_by_user" });
+    }
+    await this.persist();
+  }
+
+  /** For the popup: the user's tabs, whether lent, to lend or take back. */
+  async lendable() {
+    const tabs = await chrome.tabs.query({});
+    const own = chrome.runtime.getURL("");
+    return tabs
+      .filter((t) => !this.created.has(t.id) && !(t.url ?? "").startsWith(own))
+      .map((t) => ({ tabId: t.id, url: t.url ?? t.pendingUrl ?? "", title: t.title ?? "", lent: this.lent.has(t.id) }));
+  }
+
   /** Whether `windowId` is a window this extension opened for a session. */
   isSessionWindow(windowId) {
     return Object.values(this.windows).includes(windowId);
@@ -327,7 +388,7 @@ export class Tabs {
     const ids = new Map();
     for (const t of targets) if (t.tabId !== undefined) ids.set(t.tabId, t.id);
     return {
-      tabs: tabs.map((t) => ({
+      tabs: tabs.filter((t) => this.mayTouch(t)).map((t) => ({
         tabId: t.id,
         targetId: ids.get(t.id) ?? null,
         url: t.url ?? t.pendingUrl ?? "",
@@ -341,6 +402,11 @@ export class Tabs {
 
   async close(params) {
     const tabId = tabIdParam(params);
+    const tab = await this.allowedTab(tabId);
+    // A lent tab goes back to the user open: never closed by the daemon.
+    if (this.lent.has(tabId) && !this.created.has(tabId) && !this.isSessionGroup(tab.groupId)) {
+      throw new RelayError("denied", `tab ${tabId} is the user's: it is given back, not closed`);
+    }
     try {
       await chrome.tabs.remove(tabId);
     } catch (e) {
@@ -351,6 +417,7 @@ export class Tabs {
 
   async activate(params) {
     const tabId = tabIdParam(params);
+    await this.allowedTab(tabId);
     let tab;
     try {
       tab = await chrome.tabs.update(tabId, { active: true });
@@ -376,12 +443,7 @@ export class Tabs {
       if (known.attaching) throw new RelayError("failed", `tab ${tabId} is being attached`);
       return { result: { sessionId } };
     }
-    let tab;
-    try {
-      tab = await chrome.tabs.get(tabId);
-    } catch (e) {
-      throw fromChrome(e, `tab ${tabId}`);
-    }
+    const tab = await this.allowedTab(tabId);
     // The first debugger in a window makes Chrome show its "started
     // debugging" bar there, which shrinks the page a moment later: wait for
     // that before answering, so the daemon's first command sees the page at
@@ -554,10 +616,13 @@ export class Tabs {
   }
 
   onTabRemoved(tabId) {
-    const known = this.held.has(tabId) || this.created.has(tabId);
+    // Only the agent's tabs: the user's others are none of the daemon's business.
+    const known = this.held.has(tabId) || this.created.has(tabId) || this.lent.has(tabId);
     this.created.delete(tabId);
+    this.lent.delete(tabId);
+    if (!known) return;
     this.emit({ type: "tab-removed", tabId });
-    if (known) this.persist();
+    this.persist();
   }
 
   onTabUpdated(tabId, changeInfo) {

@@ -1,5 +1,6 @@
 // Smoke test of the webrig extension: a mock daemon (HTTP /pair + WebSocket
-// /extension) and a real headless Chromium with the extension loaded. The
+// /extension with the webrig.v2 handshake) and a real headless Chromium with
+// the extension loaded. The
 // popup is driven in a tab over CDP (never the extension's service worker);
 // everything else goes through the relay protocol (../PROTOCOL.md).
 //
@@ -14,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync, createWriteStream } from
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { WebSocket, WebSocketServer } from "ws";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -66,12 +68,17 @@ const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
 // ---- the mock daemon -------------------------------------------------------
 
+/** The handshake's proofs (PROTOCOL.md, "Handshake"), as the daemon computes them. */
+const proof = (token, label, port, first, second) =>
+  createHmac("sha256", token).update(`webrig.v2 ${label} ${port} ${first} ${second}`).digest("hex");
+
 class MockDaemon {
   constructor() {
-    this.code = "482913";
+    // As the popup sends it: upper case, no dashes (the user types "4829-13AB-CDEF").
+    this.code = "482913ABCDEF";
     this.token = "a".repeat(32) + "1".repeat(32);
     this.conn = null; // the open relay connection
-    this.upgrades = []; // every /extension attempt: {at, origin, url, protocols, token, status}
+    this.upgrades = []; // every /extension attempt: {at, origin, url, protocols, headers, status, outcome}
     this.pairs = []; // every /pair: {method, origin, status, headers}
     this.onConnect = [];
     this.connecting = 0;
@@ -80,7 +87,7 @@ class MockDaemon {
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: 256 * 1024 * 1024,
-      handleProtocols: (protocols) => (protocols.has("webrig.v1") ? "webrig.v1" : false),
+      handleProtocols: (protocols) => (protocols.has("webrig.v2") ? "webrig.v2" : false),
     });
     this.server = http.createServer((req, res) => this.http(req, res));
     this.server.on("upgrade", (req, socket, head) => this.upgrade(req, socket, head));
@@ -174,33 +181,87 @@ class MockDaemon {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
-    const tokenProto = protocols.find((p) => p.startsWith("webrig-token."));
     const rec = {
       at: Date.now(),
       origin: req.headers.origin,
       url: req.url,
       protocols,
-      token: tokenProto?.slice("webrig-token.".length),
+      headers: JSON.stringify(req.headers),
       status: 0,
+      outcome: "",
     };
     this.upgrades.push(rec);
     if (req.url !== "/extension") return this.refuse(socket, 404, "Not Found", rec);
     if (req.headers.origin !== ORIGIN) return this.refuse(socket, 403, "Forbidden", rec);
-    if (!protocols.includes("webrig.v1") || !tokenProto) return this.refuse(socket, 400, "Bad Request", rec);
-    if (rec.token !== this.token) return this.refuse(socket, 401, "Unauthorized", rec);
-    if (this.conn) return this.refuse(socket, 409, "Conflict", rec);
+    if (!protocols.includes("webrig.v2")) return this.refuse(socket, 400, "Bad Request", rec);
     this.connecting++;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.connecting);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      this.connecting--;
       rec.status = 101;
+      this.handshake(ws, rec);
+    });
+  }
+
+  /**
+   * The daemon's side of the handshake: prove first (with whatever token
+   * the mock holds now), then check the extension's proof; `ready`, and
+   * the socket is the relay connection.
+   */
+  handshake(ws, rec) {
+    const token = this.token;
+    const port = this.port;
+    let nd = null;
+    let ne = null;
+    const done = (outcome) => {
+      if (rec.outcome) return;
+      rec.outcome = outcome;
+      this.connecting--;
+    };
+    const timer = setTimeout(() => {
+      done("timeout");
+      ws.close(4008, "handshake timeout");
+    }, 5000);
+    ws.on("close", () => {
+      clearTimeout(timer);
+      done(nd ? "extension closed after the daemon's proof" : "closed before a challenge");
+    });
+    const onMessage = (data, isBinary) => {
+      let msg;
+      try {
+        msg = isBinary ? null : JSON.parse(data.toString());
+      } catch {
+        msg = null;
+      }
+      if (VERBOSE) log("ext → (handshake)", data.toString().slice(0, 200));
+      rec.frames = [...(rec.frames ?? []), data.toString()];
+      if (!nd && msg?.type === "challenge" && /^[0-9a-f]{64}$/.test(msg.nonce)) {
+        ne = msg.nonce;
+        nd = randomBytes(32).toString("hex");
+        ws.send(JSON.stringify({ type: "daemon-proof", nonce: nd, proof: proof(token, "daemon", port, ne, nd) }));
+        return;
+      }
+      const want = nd && Buffer.from(proof(token, "extension", port, nd, ne), "hex");
+      const given = msg?.type === "extension-proof" && /^[0-9a-f]{64}$/.test(msg.proof) && Buffer.from(msg.proof, "hex");
+      ws.off("message", onMessage);
+      clearTimeout(timer);
+      if (!want || !given || !timingSafeEqual(want, given)) {
+        done("bad extension proof");
+        return ws.close(4001, "handshake failed");
+      }
+      if (this.conn) {
+        done("already connected");
+        return ws.close(4009, "this browser is already connected");
+      }
+      done("ready");
+      ws.send(JSON.stringify({ type: "ready" }));
       const conn = new RelayConn(ws, this);
       this.conn = conn;
       ws.on("close", () => {
         if (this.conn === conn) this.conn = null;
       });
       for (const f of this.onConnect.splice(0)) f(conn);
-    });
+    };
+    ws.on("message", onMessage);
   }
 
   /** The next connection that sends hello. */
@@ -509,7 +570,7 @@ async function main() {
   });
 
   await step("wrong pairing code refused (popup shows the daemon's message, nothing stored)", async () => {
-    await popup.pair(daemon.port, "000000");
+    await popup.pair(daemon.port, "0000-0000-0000");
     const msg = await until("the refusal", async () => {
       const m = await popup.text("message");
       return /refused|cannot/.test(m) && m;
@@ -523,19 +584,32 @@ async function main() {
   });
 
   let conn;
-  await step("pairing with the right code stores the token and connects (subprotocols, Origin, hello)", async () => {
+  await step("a code of the wrong shape is refused by the popup, without a request", async () => {
+    const before = daemon.pairs.length;
+    await popup.pair(daemon.port, "123456");
+    const msg = await until("the popup's refusal", async () => {
+      const m = await popup.text("message");
+      return /12 letters/.test(m) && m;
+    }, 5000);
+    assert(daemon.pairs.length === before, "a request went out");
+    return `"${msg}"`;
+  });
+
+  await step("pairing with the right code stores the token and connects (only webrig.v2 offered, the token never sent, mutual proofs, hello)", async () => {
     const next = daemon.nextConnection(15_000);
     const t = Date.now();
-    await popup.pair(daemon.port, daemon.code);
+    // Typed in lower case with dashes: the popup normalizes it.
+    await popup.pair(daemon.port, `${daemon.code.slice(0, 4)}-${daemon.code.slice(4, 8)}-${daemon.code.slice(8)}`.toLowerCase());
     conn = await next;
     timings.pairToHello = Date.now() - t;
     const up = daemon.upgrades.at(-1);
     assert(up.url === "/extension", `url ${up.url}`);
     assert(up.origin === ORIGIN, `origin ${up.origin}`);
-    assert(up.protocols[0] === "webrig.v1" && up.protocols[1] === `webrig-token.${daemon.token}`, `protocols ${up.protocols}`);
-    assert(!up.url.includes(daemon.token), "token in the URL");
+    assert(JSON.stringify(up.protocols) === JSON.stringify(["webrig.v2"]), `protocols ${up.protocols}`);
+    assert(!up.headers.includes(daemon.token) && !up.url.includes(daemon.token), "the token in the upgrade");
+    assert(up.outcome === "ready" && up.frames.every((f) => !f.includes(daemon.token)), `handshake ${JSON.stringify(up)}`);
     const h = conn.helloMsg;
-    assert(h.protocol === "webrig.v1" && h.extension === "0.1.0" && /Chrome/.test(h.browser) && Array.isArray(h.tabs), `hello ${JSON.stringify(h)}`);
+    assert(h.protocol === "webrig.v2" && h.extension === "0.1.0" && /Chrome/.test(h.browser) && Array.isArray(h.tabs), `hello ${JSON.stringify(h)}`);
     const stored = await popup.eval(`chrome.storage.local.get(["token","port"])`);
     assert(stored.token === daemon.token && stored.port === daemon.port, `stored ${JSON.stringify(stored)}`);
     await until("popup says connected", async () => /^connected/.test(await popup.text("state")), 5000);
@@ -711,6 +785,26 @@ async function main() {
     return `${r.tabs.length} tabs; popup lists it: ${popupHeld}`;
   });
 
+  await step("the user's own tabs are invisible and refused until lent in the popup", async () => {
+    const userTab = await popup.eval(`chrome.tabs.query({}).then(ts => ts.find(t => t.url === "about:blank" && t.groupId === -1)?.id ?? null)`);
+    assert(Number.isInteger(userTab), "no user tab to try");
+    const listed = (r) => r.tabs.some((t) => t.tabId === userTab);
+    assert(!listed(await conn.call("tabs.list")), "the user's tab is listed");
+    for (const [method, params] of [["attach", { tabId: userTab }], ["tabs.activate", { tabId: userTab }], ["tabs.close", { tabId: userTab }]]) {
+      const e = await conn.callError(method, params);
+      assert(e.code === "not_found", `${method}: ${JSON.stringify(e)}`);
+    }
+    await popup.eval(`document.querySelector('#lendable button.lend[data-tab-id="${userTab}"]').click(), true`);
+    await until("the tab is lent", async () => listed(await conn.call("tabs.list")), 5000);
+    const a = await conn.call("attach", { tabId: userTab });
+    const e = await conn.callError("tabs.close", { tabId: userTab });
+    assert(e.code === "denied", `close of a lent tab: ${JSON.stringify(e)}`);
+    await popup.eval(`document.querySelector('#lendable button.unlend[data-tab-id="${userTab}"]').click(), true`);
+    await conn.waitEvent((ev) => ev.type === "detached" && ev.sessionId === a.sessionId, 5000, "detached on take back");
+    await until("taken back", async () => !listed(await conn.call("tabs.list")), 5000);
+    return `tab ${userTab}: refused, lent (attached as ${a.sessionId}, close denied), taken back (detached)`;
+  });
+
   await step("bad requests are answered with errors (validation)", async () => {
     const e1 = await conn.callError("nope", {});
     assert(e1.code === "not_found", JSON.stringify(e1));
@@ -786,16 +880,22 @@ async function main() {
     return `back in ${timings.reconnectAfterDrop} ms (first backoff 0.5 s ±20 %); hello.tabs ${JSON.stringify(conn.helloMsg.tabs)}; released meanwhile`;
   });
 
-  await step("a wrong token is refused (401) and retried with growing backoff; re-pairing reconnects", async () => {
+  await step("a daemon that cannot prove it holds the token: the extension closes, sends no proof, backs off; re-pairing reconnects", async () => {
     const before = daemon.upgrades.length;
-    daemon.token = "b".repeat(64); // like `webrig token rotate`
-    daemon.code = "771234";
+    const oldToken = daemon.token;
+    daemon.token = "b".repeat(64); // like `webrig token rotate`, or a stranger on the port
+    daemon.code = "7712349ABCDE";
     conn.ws.terminate();
-    await until("three refused attempts", () => daemon.upgrades.slice(before).filter((u) => u.status === 401).length >= 3, 15_000, 50);
-    const refused = daemon.upgrades.slice(before).filter((u) => u.status === 401);
+    const failed = (u) => u.outcome === "extension closed after the daemon's proof";
+    await until("three attempts the extension gave up on", () => daemon.upgrades.slice(before).filter(failed).length >= 3, 15_000, 50);
+    const refused = daemon.upgrades.slice(before).filter(failed);
     const gaps = refused.slice(1).map((u, i) => u.at - refused[i].at);
-    assert(refused.every((u) => u.token === "a".repeat(32) + "1".repeat(32)), "sent another token");
-    assert(!daemon.conn, "connected with a wrong token");
+    assert(!daemon.conn, "connected to a daemon that could not prove itself");
+    for (const u of refused) {
+      // Only the challenge: no proof of its own, no hello, nothing of the token.
+      assert(u.frames.length === 1 && JSON.parse(u.frames[0]).type === "challenge", `frames ${JSON.stringify(u.frames)}`);
+      assert(!u.headers.includes(oldToken) && !u.frames[0].includes(oldToken), "the token was sent");
+    }
     assert(gaps[1] > gaps[0] * 1.2, `backoff not growing: ${gaps}`);
     const state = await until("the popup shows retrying", async () => {
       const s = await popup.text("state");
@@ -804,7 +904,7 @@ async function main() {
     const next = daemon.nextConnection(15_000);
     await popup.pair(daemon.port, daemon.code);
     conn = await next;
-    return `refused attempts ${gaps.length + 1}, gaps ${gaps.map((g) => `${g} ms`).join(", ")}; popup: "${state}"; re-paired`;
+    return `gave up on ${gaps.length + 1} attempts, gaps ${gaps.map((g) => `${g} ms`).join(", ")}; popup: "${state}"; re-paired`;
   });
 
   await step("one connect in flight at a time", async () => {

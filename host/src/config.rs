@@ -32,8 +32,11 @@ pub struct Limits {
     pub lease_idle_s: u64,
     pub timeout_default_ms: u64,
     pub timeout_max_ms: u64,
-    /// Pairing code lifetime and tries.
+    /// Pairing code lifetime.
     pub pair_code_ttl_s: u64,
+    /// Unused since wrong tries stopped voiding a code (a stranger could
+    /// void every code; see `daemon::guard::Pairing`); kept so that config
+    /// files naming it still load.
     pub pair_attempts: u32,
     /// Pairing tries and failed authentications per minute, per caller
     /// class (the owner's socket, loopback TCP, extension origins), before `429`.

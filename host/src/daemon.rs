@@ -245,21 +245,21 @@ impl State {
         Ok(())
     }
 
-    /// Starts a pairing: a new code replaces any earlier one.
-    pub fn start_pairing(&self) -> anyhow::Result<(String, Duration, u32)> {
-        let p = guard::Pairing::new(
-            Duration::from_secs(self.limits.pair_code_ttl_s),
-            self.limits.pair_attempts,
-        )?;
-        let out = (p.code().to_string(), p.expires_in(), p.tries_left());
+    /// Starts a pairing: a new code replaces any earlier one. `only`: the
+    /// one extension origin that may redeem it. Returns the code as shown
+    /// and its lifetime.
+    pub fn start_pairing(&self, only: Option<String>) -> anyhow::Result<(String, Duration)> {
+        let p = guard::Pairing::new(Duration::from_secs(self.limits.pair_code_ttl_s), only)?;
+        let out = (p.code(), p.expires_in());
         *self.pairing.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
         Ok(out)
     }
 
-    fn redeem(&self, code: &str) -> guard::Redeem {
+    fn redeem(&self, code: &str, origin: &str) -> guard::Redeem {
         guard::redeem(
             &mut self.pairing.lock().unwrap_or_else(|e| e.into_inner()),
             code,
+            origin,
         )
     }
 

@@ -125,8 +125,16 @@ impl Daemon {
     /// Kills the daemon with SIGKILL (a crash: nothing is cleaned up) and
     /// starts a new one on the same home and port.
     pub fn crash_and_restart(&mut self) -> anyhow::Result<()> {
+        self.crash_then(|| {})
+    }
+
+    /// Kills the daemon with SIGKILL, runs `meanwhile` (the port is free
+    /// then: e.g. another user takes it), then starts a new daemon on the
+    /// same home and port.
+    pub fn crash_then(&mut self, meanwhile: impl FnOnce()) -> anyhow::Result<()> {
         self.child.kill()?;
         self.child.wait()?;
+        meanwhile();
         self.child = spawn_daemon(self.home.path(), self.port)?;
         self.wait_listening()
     }

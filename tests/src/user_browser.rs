@@ -156,6 +156,61 @@ impl UserBrowser {
     }
 }
 
+impl UserBrowser {
+    /// The popup, loaded, in a tab of its own: (targetId, session).
+    fn popup(&self) -> (String, String) {
+        let popup = format!("chrome-extension://{}/popup.html", extension_id());
+        let (target, s) = self.open(&popup);
+        let until = Instant::now() + Duration::from_secs(10);
+        let ready = "document.readyState === 'complete' && !!document.getElementById('pair') \
+                     && document.getElementById('state').textContent !== '…'";
+        while self.eval(&s, ready) != json!(true) {
+            assert!(Instant::now() < until, "the popup did not load");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (target, s)
+    }
+
+    /// Lends the user's tab whose URL contains `url_part` to the agent by
+    /// pressing its "lend" button in the popup, as a user does.
+    pub fn lend(&self, url_part: &str) {
+        let (target, s) = self.popup();
+        let part = serde_json::to_string(url_part).expect("json");
+        let click = format!(
+            "(() => {{ const b = [...document.querySelectorAll('#lendable button.lend')] \
+             .find((b) => b.dataset.url.includes({part})); if (!b) return false; b.click(); \
+             return true; }})()"
+        );
+        let lent = format!(
+            "[...document.querySelectorAll('#lendable button.unlend')] \
+             .some((b) => b.dataset.url.includes({part}))"
+        );
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut clicked = false;
+        while self.eval(&s, &lent) != json!(true) {
+            if !clicked {
+                clicked = self.eval(&s, &click) == json!(true);
+            }
+            assert!(
+                Instant::now() < until,
+                "no lend button for {url_part}: {}",
+                self.eval(&s, "document.body.innerText")
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.call(None, "Target.closeTarget", json!({ "targetId": target }));
+    }
+
+    /// Runs `expr` in the extension's popup page (its chrome.* APIs), e.g.
+    /// to learn the tab ids `chrome.tabs` gives the user's tabs.
+    pub fn in_extension(&self, expr: &str) -> Value {
+        let (target, s) = self.popup();
+        let v = self.eval(&s, expr);
+        self.call(None, "Target.closeTarget", json!({ "targetId": target }));
+        v
+    }
+}
+
 impl Drop for UserBrowser {
     fn drop(&mut self) {
         let _ = self.child.kill();

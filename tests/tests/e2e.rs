@@ -21,6 +21,7 @@ mod e2e {
     pub mod providers;
     pub mod read;
     pub mod relay;
+    pub mod relay_door;
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;

@@ -96,42 +96,65 @@ impl Command for DaemonStop {
     }
 }
 
-/// Show a 6-digit code that pairs the webrig extension with this daemon.
+/// Show a code that pairs the webrig extension with this daemon.
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Pair {}
+pub struct Pair {
+    /// Only this extension (its 32-letter id, as chrome://extensions shows
+    /// it) may redeem the code; other extensions of your browser cannot.
+    #[arg(long)]
+    #[serde(default)]
+    pub extension_id: Option<String>,
+}
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct PairCode {
+    /// `XXXX-XXXX-XXXX`: case, dashes and spaces do not matter when typed.
     pub code: String,
     pub expires_in_s: u64,
-    pub tries: u32,
+    /// The only origin that may redeem it, when `--extension-id` was given.
+    pub extension: Option<String>,
 }
 
 impl Command for Pair {
     const NAME: &'static str = "pair";
-    const ABOUT: &'static str = "Show a pairing code for the extension (5 minutes, 5 tries)";
+    const ABOUT: &'static str = "Show a pairing code for the extension (valid 5 minutes, once)";
     const SCOPE: Scope = Scope::Daemon;
     type Output = PairCode;
 
     async fn run(self, cx: Cx) -> Result<PairCode, ApiError> {
-        let (code, ttl, tries) = cx
+        let only = match self.extension_id {
+            Some(id) => {
+                let origin = format!("chrome-extension://{}", id.trim());
+                if !crate::daemon::extension::is_extension_origin(&origin) {
+                    return Err(ApiError::invalid(format!(
+                        "--extension-id {id:?}: an extension id is 32 letters from a to p"
+                    )));
+                }
+                Some(origin)
+            }
+            None => None,
+        };
+        let (code, ttl) = cx
             .state()
-            .start_pairing()
+            .start_pairing(only.clone())
             .map_err(|e| ApiError::internal(format!("{e:#}")))?;
         Ok(PairCode {
             code,
             expires_in_s: ttl.as_secs(),
-            tries,
+            extension: only,
         })
     }
 
     fn human(out: &PairCode) -> String {
+        let only = match &out.extension {
+            Some(o) => format!(", only for {o}"),
+            None => String::new(),
+        };
         format!(
-            "pairing code {} — enter it in the webrig extension's popup (valid {} min, {} tries)",
+            "pairing code {} — enter it in the webrig extension's popup (valid {} min, once{only})",
             out.code,
             out.expires_in_s.div_ceil(60),
-            out.tries
         )
     }
 }

@@ -159,14 +159,15 @@ pub struct RelayStatus {
     pub paired: Option<String>,
     /// Its hello: browser, extension version, held tabs.
     pub hello: Value,
-    /// Your open tabs (tabId, url, title, held).
+    /// The tabs the extension shows the daemon: the agent's own and those
+    /// you lent in its popup (tabId, url, title, held).
     pub tabs: Vec<Value>,
 }
 
 impl Command for ExtensionStatus {
     const NAME: &'static str = "extension status";
     const READ_ONLY: bool = true;
-    const ABOUT: &'static str = "Whether the webrig extension is connected, and your open tabs";
+    const ABOUT: &'static str = "Whether the webrig extension is connected, and the tabs it shows";
     const SCOPE: Scope = Scope::Daemon;
     type Output = RelayStatus;
 

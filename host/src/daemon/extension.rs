@@ -2,10 +2,14 @@
 //! relay, see `browser::relay` and `extension/PROTOCOL.md`), and the CORS
 //! answers the pairing popup needs.
 //!
-//! Who may connect: the token, in a subprotocol (`webrig-token.<token>`,
-//! never in the URL), from the exact `chrome-extension://<id>` origin that
-//! paired (remembered in the home, so a restarted daemon knows it), one
-//! connection per daemon (a second is refused with 409).
+//! Who may connect: the exact `chrome-extension://<id>` origin that paired
+//! (remembered in the home, so a restarted daemon knows it), and only once
+//! it has proved it holds the token in a challenge-response in which the
+//! daemon proves itself first ([`handshake`]): the token never crosses the
+//! socket, so a stranger who binds the port while the daemon is down learns
+//! nothing it could use, and a recorded exchange replays to nothing. Until
+//! the extension's proof checks out a connection gets nothing from the
+//! relay and does not hold the one extension slot.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,9 +22,13 @@ use super::State;
 use super::guard::Purpose;
 use crate::browser::relay::{self, Link};
 
-/// The subprotocol of this protocol version.
-pub const PROTOCOL: &str = "webrig.v1";
-const TOKEN_PREFIX: &str = "webrig-token.";
+pub use super::routes::is_extension_origin;
+
+pub mod handshake;
+
+/// The subprotocol of this protocol version (v1 sent the token in the
+/// handshake; it is refused).
+pub const PROTOCOL: &str = "webrig.v2";
 /// The extension pings every 20 s; silence this long ends the link.
 const SILENCE: Duration = Duration::from_secs(45);
 const MAX_FRAME: usize = 64 << 20;
@@ -35,7 +43,7 @@ pub fn paired_origin(state: &State) -> Option<String> {
     std::fs::read_to_string(origin_file(state))
         .ok()
         .map(|s| s.trim().to_string())
-        .filter(|s| super::routes::is_extension_origin(s))
+        .filter(|s| is_extension_origin(s))
 }
 
 /// Remembers `origin` as the paired extension (owner-only file).
@@ -49,7 +57,7 @@ fn plain(status: StatusCode, text: &str) -> Response {
     (status, text.to_string()).into_response()
 }
 
-/// `GET /extension`: checks, then the WebSocket.
+/// `GET /extension`: checks, then the WebSocket, then the handshake.
 pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Response {
     let headers = req.headers().clone();
     let origin = headers
@@ -57,29 +65,14 @@ pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Respo
         .and_then(|o| o.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    let protocols: Vec<String> = headers
+    let offers_protocol = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
-        .collect();
-    let token_ok = protocols.iter().any(|p| {
-        p.strip_prefix(TOKEN_PREFIX).is_some_and(|t| {
-            super::routes::constant_time_eq(t.as_bytes(), state.token().as_bytes())
-        })
-    });
-    if !token_ok {
-        let budget = state.limits().unauthenticated_per_minute;
-        return match state
-            .limiter()
-            .hit(Purpose::Auth, super::guard::Caller::Extension, budget)
-        {
-            Ok(()) => plain(StatusCode::UNAUTHORIZED, "missing or wrong token"),
-            Err(_) => plain(StatusCode::TOO_MANY_REQUESTS, "too many tries"),
-        };
-    }
-    if !protocols.iter().any(|p| p == PROTOCOL) {
-        return plain(StatusCode::BAD_REQUEST, "speak webrig.v1");
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim() == PROTOCOL);
+    if !offers_protocol {
+        return plain(StatusCode::BAD_REQUEST, "speak webrig.v2");
     }
     match paired_origin(&state) {
         Some(paired) if paired == origin => {}
@@ -91,9 +84,6 @@ pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Respo
             );
         }
     }
-    if state.relay().is_some_and(|l| !l.is_closed()) {
-        return plain(StatusCode::CONFLICT, "this browser is already connected");
-    }
     let Some(key) = headers
         .get(header::SEC_WEBSOCKET_KEY)
         .map(|k| k.as_bytes().to_vec())
@@ -103,32 +93,19 @@ pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Respo
     if !is_upgrade(&headers) {
         return plain(StatusCode::BAD_REQUEST, "not a WebSocket handshake");
     }
+    // No "already connected" answer here: before its proof a caller is a
+    // stranger, and must neither learn that nor take the slot.
     let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let link = Link::new(tx);
-    state.set_relay(link.clone());
     let upgrade = hyper::upgrade::on(req);
     tokio::spawn(async move {
         let io = match upgrade.await {
             Ok(io) => io,
             Err(e) => {
                 tracing::info!(error = %e, "extension: the upgrade failed");
-                link.close();
                 return;
             }
         };
-        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-            .max_message_size(Some(MAX_FRAME))
-            .max_frame_size(Some(MAX_FRAME));
-        let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
-            hyper_util::rt::TokioIo::new(io),
-            tokio_tungstenite::tungstenite::protocol::Role::Server,
-            Some(config),
-        )
-        .await;
-        tracing::info!("extension connected");
-        relay::serve(ws, link, rx, SILENCE).await;
-        tracing::info!("extension disconnected");
+        serve_upgraded(state, io).await;
     });
     let mut resp = StatusCode::SWITCHING_PROTOCOLS.into_response();
     let h = resp.headers_mut();
@@ -142,6 +119,78 @@ pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Respo
         h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
     }
     resp
+}
+
+/// The upgraded socket: the handshake under small frame limits and a
+/// deadline, then (proved, and no other extension connected) the relay.
+async fn serve_upgraded(state: Arc<State>, io: hyper::upgrade::Upgraded) {
+    use tokio_tungstenite::WebSocketStream;
+    use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+    let small = WebSocketConfig::default()
+        .max_message_size(Some(handshake::MAX_FRAME))
+        .max_frame_size(Some(handshake::MAX_FRAME));
+    let mut ws = WebSocketStream::from_raw_socket(
+        hyper_util::rt::TokioIo::new(io),
+        Role::Server,
+        Some(small),
+    )
+    .await;
+    let outcome = handshake::run(
+        &mut ws,
+        &handshake::Secret::new(&state.token(), state.port()),
+        failure_delay(&state),
+        handshake::WITHIN,
+    )
+    .await;
+    if let Err(e) = outcome {
+        // Counted as a failed authentication; nothing else happens to the
+        // socket than a close with a reason that names no secret.
+        let budget = state.limits().unauthenticated_per_minute;
+        let _ = state
+            .limiter()
+            .hit(Purpose::Auth, super::guard::Caller::Extension, budget);
+        tracing::info!(error = %e, "extension: handshake refused");
+        handshake::close(&mut ws, e.close_code(), &e.to_string()).await;
+        return;
+    }
+    if state.relay().is_some_and(|l| !l.is_closed()) {
+        handshake::close(&mut ws, 4009, "this browser is already connected").await;
+        return;
+    }
+    if let Err(e) = handshake::ready(&mut ws).await {
+        tracing::info!(error = %e, "extension: lost before ready");
+        return;
+    }
+    // The extension sends nothing between its proof and our `ready`, so no
+    // frame is lost in the small-limit stream's buffer when it is unwrapped.
+    let io = ws.into_inner();
+    let big = WebSocketConfig::default()
+        .max_message_size(Some(MAX_FRAME))
+        .max_frame_size(Some(MAX_FRAME));
+    let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(big)).await;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let link = Link::new(tx);
+    state.set_relay(link.clone());
+    tracing::info!("extension connected");
+    relay::serve(ws, link, rx, SILENCE).await;
+    tracing::info!("extension disconnected");
+}
+
+/// How long the daemon waits before its own proof: nothing while failed
+/// handshakes stay within the failed-authentication budget, a second past
+/// it. A delay, not a refusal: a refusal would let a stranger who fails
+/// on purpose keep the real extension out; the delay only slows the
+/// stranger (the proofs cannot be guessed anyway).
+fn failure_delay(state: &State) -> Duration {
+    let budget = state.limits().unauthenticated_per_minute;
+    if state
+        .limiter()
+        .over(Purpose::Auth, super::guard::Caller::Extension, budget)
+    {
+        Duration::from_secs(1)
+    } else {
+        Duration::ZERO
+    }
 }
 
 fn is_upgrade(headers: &HeaderMap) -> bool {
@@ -169,7 +218,7 @@ pub async fn preflight(headers: HeaderMap) -> Response {
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
         .unwrap_or_default();
-    if !super::routes::is_extension_origin(origin) {
+    if !is_extension_origin(origin) {
         return plain(
             StatusCode::FORBIDDEN,
             "pairing is for the webrig extension only",

@@ -132,27 +132,34 @@ struct PairBody {
 }
 
 /// Redeems a pairing code for the token (extension origin only; the
-/// origin check runs before this).
+/// origin check runs before this). The one place the token travels to the
+/// extension.
+///
+/// The code is compared before any rate limit: a wrong try never voids the
+/// code and never counts against the right one (see `guard::Pairing` for
+/// why), so a stranger's flood cannot keep the user's popup from pairing.
+/// Wrong tries are counted, and past the budget answered 429, to slow a
+/// guesser's feedback loop; the code's 60 bits are what make guessing hopeless.
 async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Bytes) -> Response {
-    let from_extension = headers
+    let origin = headers
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
-        .is_some_and(is_extension_origin);
-    if !from_extension {
+        .filter(|o| is_extension_origin(o))
+        .unwrap_or_default()
+        .to_string();
+    if origin.is_empty() {
         return refuse(
             ErrorCode::Forbidden,
             "pairing is for the webrig extension only",
         );
     }
     let Ok(body) = serde_json::from_slice::<PairBody>(&body) else {
-        return refuse(ErrorCode::InvalidArgument, "send {\"code\": \"123456\"}");
+        return refuse(
+            ErrorCode::InvalidArgument,
+            "send {\"code\": \"XXXX-XXXX-XXXX\"}",
+        );
     };
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let mut resp = match state.redeem(&body.code) {
+    let mut resp = match state.redeem(&body.code, &origin) {
         Redeem::Ok => {
             // This extension, and only it, may connect from now on.
             super::extension::remember_origin(&state, &origin);
@@ -166,14 +173,20 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
             ErrorCode::Unauthorized,
             "the pairing code expired; run webrig pair again",
         ),
-        Redeem::Wrong { tries_left: 0 } => refuse(
-            ErrorCode::Unauthorized,
-            "wrong code; it is now void after too many tries (run webrig pair again)",
+        Redeem::OtherExtension => refuse(
+            ErrorCode::Forbidden,
+            "this pairing code is for another extension (webrig pair --extension-id)",
         ),
-        Redeem::Wrong { tries_left } => refuse(
-            ErrorCode::Unauthorized,
-            &format!("wrong code; {tries_left} tries left"),
-        ),
+        Redeem::Wrong => {
+            let budget = state.limits().unauthenticated_per_minute;
+            match state
+                .limiter()
+                .hit(Purpose::Pair, Caller::Extension, budget)
+            {
+                Ok(()) => refuse(ErrorCode::Unauthorized, "wrong code"),
+                Err(retry) => too_many(retry),
+            }
+        }
     };
     super::extension::cors(&mut resp, &origin);
     resp
@@ -373,17 +386,12 @@ async fn check_host_and_origin(
         *resp.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
         return resp;
     }
-    // What needs no token is rate limited.
-    // Pairing tries are rate limited. `/ping` is not: it answers only the
-    // version, costs next to nothing, and a budget shared by a caller class
-    // would let one local process take it away from everyone (the door's
-    // connection cap and timeouts bound what a flood of pings can cost).
-    if path == "/pair" {
-        let budget = state.limits().unauthenticated_per_minute;
-        if let Err(retry) = state.limiter().hit(Purpose::Pair, caller(&req), budget) {
-            return too_many(retry);
-        }
-    }
+    // Wrong pairing codes are rate limited in `pair` itself, after the
+    // comparison: a budget spent here, before it, would let one local process
+    // keep the user's popup from pairing. `/ping` is not limited: it answers
+    // only the version, costs next to nothing, and a budget shared by a
+    // caller class would let one local process take it away from everyone
+    // (the door's connection cap and timeouts bound what a flood costs).
     next.run(req).await
 }
 

@@ -1,8 +1,9 @@
 //! The extension relay: the user's own Chromium with the unpacked webrig
 //! extension, paired through its popup; the session drives it through the
-//! extension only (webrig never sees its DevTools port).
+//! extension only (webrig never sees its DevTools port). The door's attack
+//! cases (a stranger on the port, forged origins, replays, a daemon asking
+//! for tabs it was not given) are in `relay_door`.
 
-use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -11,7 +12,7 @@ use webrig_tests::user_browser::{UserBrowser, extension_id};
 use crate::{Daemon, web};
 
 /// A daemon and a user browser whose extension is paired and connected.
-fn paired() -> (Daemon, UserBrowser) {
+pub(crate) fn paired() -> (Daemon, UserBrowser) {
     let d = Daemon::start().expect("daemon");
     let user = UserBrowser::start();
     let code = d.ok("default", "pair", json!({}));
@@ -20,8 +21,12 @@ fn paired() -> (Daemon, UserBrowser) {
     (d, user)
 }
 
-fn wait_connected(d: &Daemon) -> Value {
-    let until = Instant::now() + Duration::from_secs(20);
+pub(crate) fn wait_connected(d: &Daemon) -> Value {
+    wait_connected_within(d, Duration::from_secs(20))
+}
+
+pub(crate) fn wait_connected_within(d: &Daemon, within: Duration) -> Value {
+    let until = Instant::now() + within;
     loop {
         let s = d.ok("default", "extension_status", json!({}));
         if s["connected"] == true {
@@ -30,27 +35,6 @@ fn wait_connected(d: &Daemon) -> Value {
         assert!(Instant::now() < until, "the extension did not connect: {s}");
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// A raw WebSocket handshake to /extension: the status code it gets.
-fn handshake(d: &Daemon, origin: &str, token: &str) -> u16 {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", d.port())).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
-    let req = format!(
-        "GET /extension HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
-         Sec-WebSocket-Protocol: webrig.v1, webrig-token.{token}\r\nOrigin: {origin}\r\n\r\n",
-        d.port()
-    );
-    s.write_all(req.as_bytes()).expect("write");
-    let mut buf = [0u8; 256];
-    let n = s.read(&mut buf).unwrap_or(0);
-    let head = String::from_utf8_lossy(&buf[..n]);
-    head.split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0)
 }
 
 #[test]
@@ -80,8 +64,17 @@ fn a_paired_extension_carries_the_session_into_the_users_browser() {
         "{shot}"
     );
 
-    // Borrow a tab the user opened; release gives it back, still open.
+    // Borrow a tab the user opened and lent in the popup; release gives it
+    // back, still open.
     let (target, mine) = user.open(&web().url("form.html"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !d.ok("default", "extension_status", json!({}))["tabs"]
+            .to_string()
+            .contains("form.html"),
+        "a tab the user did not lend is invisible"
+    );
+    user.lend("form.html");
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         let st = d.ok("default", "extension_status", json!({}));
@@ -111,18 +104,30 @@ fn a_paired_extension_carries_the_session_into_the_users_browser() {
         "the borrowed tab is still open: {targets}"
     );
 
-    // One connection per browser; the token and the paired origin only.
-    let token = d.token();
+    // The door: only the paired origin, only a caller that proves it holds
+    // the token, one connection (relay_door has the attack cases).
     let origin = format!("chrome-extension://{}", extension_id());
-    assert_eq!(handshake(&d, &origin, &token), 409);
-    assert_eq!(handshake(&d, &origin, "wrong"), 401);
+    let mut stranger =
+        super::relay_door::raw_connect(&d, &origin, "webrig.v2").expect("101 before any proof");
+    let out = super::relay_door::prove(&mut stranger, &d.token(), d.port());
+    assert!(out.daemon_ok, "the daemon proves itself");
     assert_eq!(
-        handshake(
+        out.after,
+        super::relay_door::After::Closed(4009),
+        "proved, but this browser is connected already"
+    );
+    assert_eq!(
+        super::relay_door::raw_connect(
             &d,
             "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
-            &token
-        ),
-        403
+            "webrig.v2"
+        )
+        .err(),
+        Some(403)
+    );
+    assert_eq!(
+        d.ok("default", "extension_status", json!({}))["connected"],
+        true
     );
     d.ok(s, "close", json!({}));
 }
@@ -256,6 +261,7 @@ fn a_borrowed_tab_the_user_closes_is_not_found() {
     let s = "closed";
     d.ok(s, "connect", json!({ "extension": true }));
     let (target, _) = user.open(&web().url("form.html"));
+    user.lend("form.html");
     let until = Instant::now() + Duration::from_secs(10);
     while !d.ok("default", "extension_status", json!({}))["tabs"]
         .to_string()

@@ -19,6 +19,7 @@ mod e2e {
     pub mod providers;
     pub mod read;
     pub mod relay;
+    pub mod secrets;
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;

@@ -88,7 +88,10 @@ fn no_secret_a_page_sends_reaches_any_devtools_output() {
     });
     let all = s.until("network", json!({ "reveal": true }), |v| {
         let r = requests(v);
-        r.iter().filter(|r| r["url"].as_str().is_some_and(|u| u.contains("dot.svg"))).count() == 20
+        r.iter()
+            .filter(|r| r["url"].as_str().is_some_and(|u| u.contains("dot.svg")))
+            .count()
+            == 20
             && r.iter().filter(|r| r["type"] == "fetch").count() == 3
             && r.iter().all(|r| r["pending"] == false)
     });
@@ -106,7 +109,10 @@ fn no_secret_a_page_sends_reaches_any_devtools_output() {
         ("network", json!({ "failed": true })),
         ("inspect", json!({})),
     ] {
-        add(&format!("{command} {args}"), s.ok(command, args).to_string());
+        add(
+            &format!("{command} {args}"),
+            s.ok(command, args).to_string(),
+        );
     }
     // Bodies the page fetched (the page's own script is its source, not
     // traffic: it is left out).
@@ -185,7 +191,10 @@ fn no_secret_a_page_sends_reaches_any_devtools_output() {
         revealed.push_str(&s.ok(command, args).to_string());
     }
     for r in requests(&all) {
-        if r["url"].as_str().is_some_and(|u| u.contains("session.json")) {
+        if r["url"]
+            .as_str()
+            .is_some_and(|u| u.contains("session.json"))
+        {
             let id = r["id"].as_str().unwrap_or_default();
             revealed.push_str(
                 &s.ok("network_body", json!({ "id": id, "reveal": true }))

@@ -52,9 +52,8 @@ pub fn request(r: &mut Request) {
 
 /// A response body as `network body` shows it, read as its MIME type says.
 pub fn response_body(r: Option<&Request>, text: &str) -> String {
-    let content_type = r.and_then(|r| {
-        header_of(&r.response_headers, "content-type").or(r.mime_type.as_deref())
-    });
+    let content_type =
+        r.and_then(|r| header_of(&r.response_headers, "content-type").or(r.mime_type.as_deref()));
     body(content_type, text)
 }
 
@@ -106,32 +105,51 @@ mod tests {
     /// `?session_token=`, a redirect whose `Location` holds it, and many
     /// subresources whose `Referer` and initiator are that URL.
     fn page_load() -> Rings {
-        let mut rings = Rings::new("t1", Caps { console: 50, errors: 50, network: 100 });
+        let mut rings = Rings::new(
+            "t1",
+            Caps {
+                console: 50,
+                errors: 50,
+                network: 100,
+            },
+        );
         let page = format!("http://app.test/home?session_token={TOKEN}&tab=2");
-        rings.apply("Network.requestWillBeSent", &json!({ "requestId": "1", "timestamp": 1.0, "type": "Document",
+        rings.apply(
+            "Network.requestWillBeSent",
+            &json!({ "requestId": "1", "timestamp": 1.0, "type": "Document",
             "request": { "url": "http://app.test/login", "method": "POST",
                          "headers": { "Content-Type": "application/json" },
                          "postData": format!("{{\"user\":\"ann\",\"password\":\"{TOKEN}\"}}") },
-            "initiator": { "type": "other" } }));
-        rings.apply("Network.requestWillBeSent", &json!({ "requestId": "1", "timestamp": 1.1, "type": "Document",
+            "initiator": { "type": "other" } }),
+        );
+        rings.apply(
+            "Network.requestWillBeSent",
+            &json!({ "requestId": "1", "timestamp": 1.1, "type": "Document",
             "redirectResponse": { "status": 302, "statusText": "Found",
                 "headers": { "Location": format!("/home?session_token={TOKEN}&tab=2") } },
-            "request": { "url": page, "method": "GET", "headers": {} } }));
+            "request": { "url": page, "method": "GET", "headers": {} } }),
+        );
         for n in 0..40 {
             let id = format!("r{n}");
-            rings.apply("Network.requestWillBeSent", &json!({ "requestId": id, "timestamp": 2.0, "type": "Image",
+            rings.apply(
+                "Network.requestWillBeSent",
+                &json!({ "requestId": id, "timestamp": 2.0, "type": "Image",
                 "request": { "url": format!("http://app.test/img/{n}.png"), "method": "GET",
                              "headers": { "Referer": page } },
-                "initiator": { "type": "parser", "url": page, "lineNumber": n } }));
+                "initiator": { "type": "parser", "url": page, "lineNumber": n } }),
+            );
             rings.apply("Network.requestWillBeSentExtraInfo", &json!({ "requestId": id,
                 "headers": { "Referer": page, "X-Authorization": TOKEN, "Authentication": TOKEN,
                              "Ocp-Apim-Subscription-Key": TOKEN, "X-Hub-Signature-256": TOKEN,
                              "X-Functions-Key": TOKEN, "X-Debug": format!("retry with token={TOKEN}"),
                              "X-Gh": "ghp_AbC123dEf456GhI789jKl012mNo" } }));
         }
-        rings.apply("Runtime.consoleAPICalled", &json!({ "type": "log", "args": [
+        rings.apply(
+            "Runtime.consoleAPICalled",
+            &json!({ "type": "log", "args": [
             { "type": "string", "value": format!("cookie: theme=dark; sid={TOKEN}") }],
-            "stackTrace": { "callFrames": [{ "url": page, "lineNumber": 3 }] } }));
+            "stackTrace": { "callFrames": [{ "url": page, "lineNumber": 3 }] } }),
+        );
         rings.apply("Runtime.exceptionThrown", &json!({ "timestamp": 1.0, "exceptionDetails": {
             "text": "Uncaught", "lineNumber": 4, "columnNumber": 2, "url": page,
             "exception": { "description": format!("Error: failed with token={TOKEN}\n    at f ({page}:5:3)") } } }));
@@ -143,13 +161,21 @@ mod tests {
         let rings = page_load();
         let mut network: Vec<Request> = rings.network.iter().cloned().collect();
         let raw = serde_json::to_string(&network).unwrap_or_default();
-        assert!(raw.matches(TOKEN).count() >= 40 * 8, "the fixture leaks before masking");
+        assert!(
+            raw.matches(TOKEN).count() >= 40 * 8,
+            "the fixture leaks before masking"
+        );
         network.iter_mut().for_each(request);
         let mut console_entries: Vec<ConsoleEntry> = rings.console.iter().cloned().collect();
         console_entries.iter_mut().for_each(console);
         let mut errors: Vec<PageError> = rings.errors.iter().cloned().collect();
         errors.iter_mut().for_each(error);
-        let page = har::Page { id: "t1".into(), title: format!("Home token={TOKEN}"), url: String::new(), started: 0.0 };
+        let page = har::Page {
+            id: "t1".into(),
+            title: format!("Home token={TOKEN}"),
+            url: String::new(),
+            started: 0.0,
+        };
         let mut shown_page = page.clone();
         shown_page.title = text(&shown_page.title);
         let doc = har::har(&network, &[shown_page], "test");
@@ -164,10 +190,25 @@ mod tests {
         }
         // What helps debugging stays.
         let image = &network[5];
-        assert_eq!(image.initiator.as_deref(), Some(&*format!("parser http://app.test/home?session_token={MASK}&tab=2:4")));
-        assert_eq!(doc["log"]["entries"][0]["response"]["redirectURL"], format!("/home?session_token={MASK}&tab=2"));
-        assert!(errors[0].stack.ends_with(&format!("tab=2:5:3)")), "{}", errors[0].stack);
-        assert_eq!(network[0].post_data.as_deref(), Some(&*format!("{{\"user\":\"ann\",\"password\":\"{MASK}\"}}")));
+        assert_eq!(
+            image.initiator.as_deref(),
+            Some(&*format!(
+                "parser http://app.test/home?session_token={MASK}&tab=2:4"
+            ))
+        );
+        assert_eq!(
+            doc["log"]["entries"][0]["response"]["redirectURL"],
+            format!("/home?session_token={MASK}&tab=2")
+        );
+        assert!(
+            errors[0].stack.ends_with(&format!("tab=2:5:3)")),
+            "{}",
+            errors[0].stack
+        );
+        assert_eq!(
+            network[0].post_data.as_deref(),
+            Some(&*format!("{{\"user\":\"ann\",\"password\":\"{MASK}\"}}"))
+        );
     }
 
     #[test]
@@ -185,7 +226,10 @@ mod tests {
             ..Request::default()
         };
         request(&mut r);
-        assert_eq!(r.request_headers[0].value, "https://shop.example/list?page=2");
+        assert_eq!(
+            r.request_headers[0].value,
+            "https://shop.example/list?page=2"
+        );
         assert_eq!(r.request_headers[1].value, "qwerty");
         let post = r.post_data.unwrap_or_default();
         assert!(post.contains("shoes") && !post.contains("k-1"), "{post}");
@@ -208,11 +252,78 @@ mod tests {
 
     #[test]
     fn a_response_body_is_read_by_its_mime_type() {
-        let r = Request { mime_type: Some("application/json".into()), ..Request::default() };
+        let r = Request {
+            mime_type: Some("application/json".into()),
+            ..Request::default()
+        };
         assert_eq!(
             response_body(Some(&r), r#"{"access_token":"t","n":1}"#),
             format!(r#"{{"access_token":"{MASK}","n":1}}"#)
         );
         assert_eq!(response_body(None, "plain words"), "plain words");
+    }
+
+    /// `T` with every string field (and every header value) holding a
+    /// secret, but the fields in `exempt` (ids and names the browser sets).
+    fn filled<T: schemars::JsonSchema + serde::de::DeserializeOwned>(exempt: &[&str]) -> T {
+        const SECRET: &str =
+            "see http://x.test/?session_token=Gu4rdS3cret and password=Gu4rdS3cret";
+        let schema = schemars::schema_for!(T);
+        let mut value = serde_json::Map::new();
+        for (name, prop) in schema.as_value()["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            let kind = prop["type"].to_string();
+            let v = if exempt.contains(&name.as_str()) {
+                json!("x")
+            } else if kind.contains("string") {
+                json!(SECRET)
+            } else if kind.contains("array") {
+                json!([{ "name": "X-Something", "value": SECRET }])
+            } else if kind.contains("number") || kind.contains("integer") {
+                json!(1)
+            } else if kind.contains("boolean") {
+                json!(false)
+            } else {
+                continue;
+            };
+            value.insert(name.clone(), v);
+        }
+        serde_json::from_value(value.into())
+            .unwrap_or_else(|e| panic!("filling {}: {e}", std::any::type_name::<T>()))
+    }
+
+    /// The guard for new fields: an entry field that can hold page text or
+    /// a URL is masked, or this test names it. Adding a field to an entry
+    /// without a line in `request`/`console`/`error` fails here.
+    #[test]
+    fn every_field_of_every_entry_is_masked_or_named_as_safe() {
+        let mut r: Request = filled(&[
+            "id",
+            "tab",
+            "method",
+            "type",
+            "mime_type",
+            "protocol",
+            "remote_address",
+        ]);
+        request(&mut r);
+        let mut c: ConsoleEntry = filled(&["tab", "level", "kind"]);
+        console(&mut c);
+        let mut e: PageError = filled(&["tab"]);
+        error(&mut e);
+        for shown in [
+            serde_json::to_string(&r).unwrap_or_default(),
+            serde_json::to_string(&c).unwrap_or_default(),
+            serde_json::to_string(&e).unwrap_or_default(),
+        ] {
+            assert!(
+                shown.contains("Gu4rd") || shown.contains(MASK),
+                "the fill took: {shown}"
+            );
+            assert!(!shown.contains("Gu4rdS3cret"), "{shown}");
+        }
     }
 }

@@ -169,10 +169,11 @@ fn decoded(literal: &str) -> String {
 /// re-encoded with its secrets masked.
 fn string_masked(literal: &str) -> String {
     let raw = decoded(literal);
-    let masked = if looks_like_token(&raw) {
+    let shown = text(&raw);
+    let masked = if shown == raw && looks_like_token(&raw) {
         MASK.to_string()
     } else {
-        text(&raw)
+        shown
     };
     if masked == raw {
         literal.to_string()
@@ -235,7 +236,9 @@ fn part_masked(piece: &str) -> String {
         }
     } else {
         match part_header(head, "content-type") {
-            Some(ct) if !ct.to_ascii_lowercase().starts_with("multipart/") => body(Some(ct), trimmed),
+            Some(ct) if !ct.to_ascii_lowercase().starts_with("multipart/") => {
+                body(Some(ct), trimmed)
+            }
             _ => text(trimmed),
         }
     };
@@ -293,7 +296,9 @@ mod tests {
     #[test]
     fn json_masks_token_shapes_in_ordinary_strings() {
         assert_eq!(
-            json(r#"{"note": "use Bearer abcdef123456 here", "k": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}"#),
+            json(
+                r#"{"note": "use Bearer abcdef123456 here", "k": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}"#
+            ),
             m(r#"{"note": "use Bearer {M} here", "k": "ghp_{M}"}"#)
         );
         assert_eq!(
@@ -312,10 +317,19 @@ mod tests {
             json(r#"{"password": {"x": [1, 2"#),
             m(r#"{"password": "{M}""#)
         );
-        for s in ["", "\"", "{", "{\"", ":", "\"\\", "{\"a\":", "ü{\"é\":\"ö\"}"] {
+        for s in [
+            "",
+            "\"",
+            "{",
+            "{\"",
+            ":",
+            "\"\\",
+            "{\"a\":",
+            "ü{\"é\":\"ö\"}",
+        ] {
             let _ = json(s);
         }
-        let deep = "[".repeat(100_000) + "\"password\":" + &"[".repeat(100_000);
+        let deep = format!("{}\"password\":{}", "[".repeat(100_000), "[".repeat(100_000));
         let _ = json(&deep);
     }
 
@@ -330,11 +344,20 @@ mod tests {
             m(r#"{"secret":"{M}"}"#)
         );
         assert_eq!(
-            body(Some("application/x-www-form-urlencoded"), "user=ann&password=hunter2"),
+            body(
+                Some("application/x-www-form-urlencoded"),
+                "user=ann&password=hunter2"
+            ),
             m("user=ann&password={M}")
         );
-        assert_eq!(body(None, "user=ann&password=x"), m("user=ann&password={M}"));
-        assert_eq!(body(None, r#" {"password": "x"}"#), m(r#" {"password": "{M}"}"#));
+        assert_eq!(
+            body(None, "user=ann&password=x"),
+            m("user=ann&password={M}")
+        );
+        assert_eq!(
+            body(None, r#" {"password": "x"}"#),
+            m(r#" {"password": "{M}"}"#)
+        );
         assert_eq!(
             body(Some("text/plain"), "password=hunter2 and more"),
             m("password={M} and more")

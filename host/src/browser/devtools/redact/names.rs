@@ -288,14 +288,27 @@ mod tests {
         ] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["q", "page", "token_type", "expires_in", "state", "", "keyboard"] {
+        for name in [
+            "q",
+            "page",
+            "token_type",
+            "expires_in",
+            "state",
+            "",
+            "keyboard",
+        ] {
             assert!(!is_secret_name(name), "{name}");
         }
     }
 
     #[test]
     fn secret_keys_also_match_by_part() {
-        for key in ["password_confirm", "secretValue", "apiKeyId", "user.credentials"] {
+        for key in [
+            "password_confirm",
+            "secretValue",
+            "apiKeyId",
+            "user.credentials",
+        ] {
             assert!(is_secret_key(key), "{key}");
         }
         for key in ["username", "email", "token_type", "keywords"] {

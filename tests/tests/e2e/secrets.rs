@@ -145,11 +145,12 @@ fn no_secret_a_page_sends_reaches_any_devtools_output() {
     }
     for command in ["console", "errors", "network", "inspect"] {
         let out = d.cli(&["--session", "default", command]);
-        add(
-            &format!("cli {command}"),
-            String::from_utf8_lossy(&out.stdout).to_string()
-                + &String::from_utf8_lossy(&out.stderr),
+        let shown = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
         );
+        add(&format!("cli {command}"), shown);
     }
     for tool in ["console", "errors", "network", "inspect"] {
         add(&format!("mcp {tool}"), mcp(&d, tool, json!({})));

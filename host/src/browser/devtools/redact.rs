@@ -201,7 +201,7 @@ mod tests {
             format!("/home?session_token={MASK}&tab=2")
         );
         assert!(
-            errors[0].stack.ends_with(&format!("tab=2:5:3)")),
+            errors[0].stack.ends_with("tab=2:5:3)"),
             "{}",
             errors[0].stack
         );

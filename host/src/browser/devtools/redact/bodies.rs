@@ -226,7 +226,7 @@ fn part_masked(piece: &str) -> String {
         .unwrap_or(content);
     let tail = &content[trimmed.len()..];
     let field = part_header(head, "content-disposition")
-        .and_then(|d| disposition_name(d))
+        .and_then(disposition_name)
         .unwrap_or_default();
     let masked = if is_secret_key(&field) {
         if trimmed.is_empty() {
@@ -329,7 +329,11 @@ mod tests {
         ] {
             let _ = json(s);
         }
-        let deep = format!("{}\"password\":{}", "[".repeat(100_000), "[".repeat(100_000));
+        let deep = format!(
+            "{}\"password\":{}",
+            "[".repeat(100_000),
+            "[".repeat(100_000)
+        );
         let _ = json(&deep);
     }
 

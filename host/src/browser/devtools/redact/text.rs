@@ -163,10 +163,12 @@ fn assignment(
     if !matches!(sep, b'=' | b':') || b.get(j + 1) == Some(&b'=') {
         return None;
     }
-    if sep == b'=' && cookie_lists && j == word_len {
-        if let Some(used) = cookie_list(rest, out) {
-            return Some(used);
-        }
+    if sep == b'='
+        && cookie_lists
+        && j == word_len
+        && let Some(used) = cookie_list(rest, out)
+    {
+        return Some(used);
     }
     let secret = if sep == b'=' {
         is_secret_name(word)

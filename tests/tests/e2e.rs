@@ -22,6 +22,7 @@ mod e2e {
     pub mod read;
     pub mod relay;
     pub mod relay_door;
+    pub mod secrets;
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;

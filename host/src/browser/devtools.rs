@@ -202,34 +202,17 @@ impl TabDevtools {
     }
 }
 
-/// A request as shown without `--reveal`: secrets in its URL, headers and
-/// form body masked.
+/// A request as shown without `--reveal` (see [`redact::request`]).
 pub fn redact_request(r: &mut entry::Request) {
-    r.url = redact::url(&r.url);
-    redact::headers(&mut r.request_headers);
-    redact::headers(&mut r.response_headers);
-    if let Some(post) = &mut r.post_data {
-        // A form body is a query string; anything else is free text.
-        let form = !post.contains(char::is_whitespace) && post.contains('=');
-        *post = if form {
-            redact::url(&format!("?{post}"))
-                .trim_start_matches('?')
-                .to_string()
-        } else {
-            redact::text(post)
-        };
-    }
+    redact::request(r);
 }
 
 pub fn redact_console(e: &mut ConsoleEntry) {
-    e.text = redact::text(&e.text);
-    e.url = e.url.as_deref().map(redact::url);
+    redact::console(e);
 }
 
 pub fn redact_error(e: &mut PageError) {
-    e.message = redact::text(&e.message);
-    e.stack = redact::text(&e.stack);
-    e.url = e.url.as_deref().map(redact::url);
+    redact::error(e);
 }
 
 /// Writes local storage of `origins` (origin → items) without a page of

@@ -342,6 +342,11 @@ pub struct NetworkBody {
     #[arg(long)]
     #[serde(default)]
     pub overwrite: bool,
+    /// Keep secrets (token-shaped values, secret JSON and form fields) in a
+    /// text body instead of masking them; binary bodies are never changed.
+    #[arg(long)]
+    #[serde(default)]
+    pub reveal: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -411,30 +416,38 @@ impl Command for NetworkBody {
             })?;
         let body = reply["body"].as_str().unwrap_or_default();
         let encoded = reply["base64Encoded"] == true;
-        let bytes = if encoded {
+        let mut bytes = if encoded {
             base64::engine::general_purpose::STANDARD
                 .decode(body)
                 .map_err(|e| ApiError::internal(format!("the browser sent bad base64: {e}")))?
         } else {
             body.as_bytes().to_vec()
         };
+        // A text body is masked like every other output, read as its MIME
+        // type says; `bytes` still counts what the server sent.
+        let sent = bytes.len();
+        if !self.reveal
+            && let Ok(text) = std::str::from_utf8(&bytes)
+        {
+            bytes = devtools::redact::response_body(known.as_ref(), text).into_bytes();
+        }
         if let Some(p) = self.path {
             let path = artifacts::write_new(&p, &bytes, self.overwrite)?;
             return Ok(BodyOut {
                 id: self.id,
-                bytes: bytes.len(),
+                bytes: sent,
                 text: None,
                 base64: None,
                 path: Some(path),
             });
         }
-        let (text, base64) = match String::from_utf8(bytes.clone()) {
+        let (text, base64) = match String::from_utf8(bytes) {
             Ok(t) => (Some(t), None),
             Err(_) => (None, Some(body.to_string())),
         };
         Ok(BodyOut {
             id: self.id,
-            bytes: bytes.len(),
+            bytes: sent,
             text,
             base64,
             path: None,
@@ -545,7 +558,11 @@ impl Command for HarStop {
         let (url, title) = page.map(|p| (p.url, p.title)).unwrap_or_default();
         let page = har::Page {
             id: tab.id().to_string(),
-            title,
+            title: if self.reveal {
+                title
+            } else {
+                devtools::redact::text(&title)
+            },
             url: if self.reveal {
                 url
             } else {

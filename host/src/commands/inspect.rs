@@ -12,7 +12,7 @@ use super::{Command, Cx, Scope};
 use crate::browser::Tab;
 use crate::browser::capture::{self, Area, ImageFormat};
 use crate::browser::devtools::entry::Request;
-use crate::browser::devtools::{self, ConsoleEntry, Emulation, PageError};
+use crate::browser::devtools::{self, ConsoleEntry, Emulation, PageError, redact};
 use crate::browser::session::TabInfo;
 use crate::browser::snapshot;
 use crate::error::ApiError;
@@ -40,18 +40,22 @@ pub struct TabHealth {
 
 const RECENT: usize = 3;
 
-/// The newest `RECENT` of `items` (oldest first), shown masked.
+/// The newest `RECENT` of `items` (oldest first), shown masked unless
+/// `reveal`.
 fn recent<'a, T: Clone + 'a>(
     items: impl DoubleEndedIterator<Item = &'a T>,
+    reveal: bool,
     redact: fn(&mut T),
 ) -> Vec<T> {
     let mut newest: Vec<T> = items.rev().take(RECENT).cloned().collect();
     newest.reverse();
-    newest.iter_mut().for_each(redact);
+    if !reveal {
+        newest.iter_mut().for_each(redact);
+    }
     newest
 }
 
-fn health(tab: &Tab) -> TabHealth {
+fn health(tab: &Tab, reveal: bool) -> TabHealth {
     let d = tab.devtools();
     let rings = d.rings();
     let console_errors = || rings.console.iter().filter(|e| e.level == "error");
@@ -59,11 +63,11 @@ fn health(tab: &Tab) -> TabHealth {
     TabHealth {
         id: tab.id().to_string(),
         console_errors: console_errors().count(),
-        recent_console_errors: recent(console_errors(), devtools::redact_console),
+        recent_console_errors: recent(console_errors(), reveal, redact::console),
         errors: rings.errors.len(),
-        recent_errors: recent(rings.errors.iter(), devtools::redact_error),
+        recent_errors: recent(rings.errors.iter(), reveal, redact::error),
         failed_requests: failed().count(),
-        recent_failed_requests: recent(failed(), devtools::redact_request),
+        recent_failed_requests: recent(failed(), reveal, redact::request),
         pending_requests: rings.network.iter().filter(|r| r.pending).count(),
         last_actions: d.actions(),
         recording_har: rings.har_from.is_some(),
@@ -75,7 +79,13 @@ fn health(tab: &Tab) -> TabHealth {
 /// actions, routes, emulation, downloads.
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Inspect {}
+pub struct Inspect {
+    /// Show secrets (tokens in tab URLs and titles, in errors and requests)
+    /// instead of masking them.
+    #[arg(long)]
+    #[serde(default)]
+    pub reveal: bool,
+}
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct InspectOut {
@@ -104,12 +114,19 @@ impl Command for Inspect {
         let session = cx.session()?;
         let info = session.info();
         let shared = session.devtools().clone();
-        let tabs = if session.has_browser() {
+        let mut tabs = if session.has_browser() {
             session.list_tabs().await?
         } else {
             Vec::new()
         };
-        let health = session.all_tabs().iter().map(health).collect();
+        if !self.reveal {
+            tabs.iter_mut().for_each(redact::tab);
+        }
+        let health = session
+            .all_tabs()
+            .iter()
+            .map(|t| health(t, self.reveal))
+            .collect();
         let downloads = shared.downloads.list();
         Ok(InspectOut {
             session: info.name,
@@ -250,12 +267,20 @@ impl Command for DebugBundle {
             )
         };
         let mut page = page;
+        let mut snap = snap;
         if !self.reveal {
-            console.iter_mut().for_each(devtools::redact_console);
-            errors.iter_mut().for_each(devtools::redact_error);
-            network.iter_mut().for_each(devtools::redact_request);
+            console.iter_mut().for_each(redact::console);
+            errors.iter_mut().for_each(redact::error);
+            network.iter_mut().for_each(redact::request);
             if let Some(u) = page["url"].as_str() {
-                page["url"] = devtools::redact::url(u).into();
+                page["url"] = redact::url(u).into();
+            }
+            if let Some(t) = page["title"].as_str() {
+                page["title"] = redact::text(t).into();
+            }
+            // The outline holds the page's URL, link targets and text.
+            if let Ok(s) = &mut snap {
+                s.text = redact::text(&s.text);
             }
         }
         page["tab"] = tab.id().into();

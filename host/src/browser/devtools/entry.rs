@@ -1,5 +1,10 @@
 //! What the network capture records of one request (shared by the ring,
 //! `network`, HAR export and the debug bundle).
+//!
+//! Entries hold what the browser said, secrets included; every output
+//! masks them through `redact::request`. A new field that can hold a URL
+//! or page-controlled text needs its line there (a test fails until it
+//! has one).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

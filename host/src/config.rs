@@ -55,6 +55,11 @@ pub struct Limits {
     /// A browser is not started when less than `session_memory_mib` plus
     /// this much memory is available, MiB (refused before the machine swaps).
     pub min_free_memory_mib: u64,
+    /// One `@macro` call: the memory it may hold, MiB, and the `print`/`debug`
+    /// lines and bytes it may log (past them: one note, the rest dropped).
+    pub macro_memory_mib: usize,
+    pub macro_print_lines: u32,
+    pub macro_print_bytes: usize,
     /// `[devtools]`: what the tabs' console and network capture keeps.
     #[serde(skip)]
     pub devtools: Devtools,
@@ -110,6 +115,9 @@ impl Default for Limits {
             idle_timeout_ms: 30_000,
             session_memory_mib: SESSION_MEMORY_MIB,
             min_free_memory_mib: 512,
+            macro_memory_mib: 32,
+            macro_print_lines: 50,
+            macro_print_bytes: 16 << 10,
             devtools: Devtools::default(),
         }
     }
@@ -236,6 +244,7 @@ impl Limits {
             ("limits.header_timeout_ms", l.header_timeout_ms),
             ("limits.idle_timeout_ms", l.idle_timeout_ms),
             ("limits.session_memory_mib", l.session_memory_mib),
+            ("limits.macro_memory_mib", l.macro_memory_mib as u64),
             (
                 "devtools.console_entries",
                 l.devtools.console_entries as u64,

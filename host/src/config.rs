@@ -72,6 +72,11 @@ pub struct Limits {
     /// home's `downloads` folder (what earlier sessions kept counts too).
     pub download_files_total: usize,
     pub download_bytes_total: u64,
+    /// One `@macro` call: the memory it may hold, MiB, and the `print`/`debug`
+    /// lines and bytes it may log (past them: one note, the rest dropped).
+    pub macro_memory_mib: usize,
+    pub macro_print_lines: u32,
+    pub macro_print_bytes: usize,
     /// `[devtools]`: what the tabs' console and network capture keeps.
     #[serde(skip)]
     pub devtools: Devtools,
@@ -160,6 +165,9 @@ impl Default for Limits {
             download_bytes_per_session: 256 << 20,
             download_files_total: 256,
             download_bytes_total: 1 << 30,
+            macro_memory_mib: 32,
+            macro_print_lines: 50,
+            macro_print_bytes: 16 << 10,
             devtools: Devtools::default(),
         }
     }
@@ -290,6 +298,7 @@ impl Limits {
             ("limits.idle_timeout_ms", l.idle_timeout_ms),
             ("limits.body_timeout_ms", l.body_timeout_ms),
             ("limits.session_memory_mib", l.session_memory_mib),
+            ("limits.macro_memory_mib", l.macro_memory_mib as u64),
             (
                 "limits.download_files_per_session",
                 l.download_files_per_session as u64,

@@ -207,8 +207,14 @@ impl State {
 
     /// The macro engine: first-party packs and the user's in `<config>/macros`.
     pub fn macros(&self) -> &crate::macros::Macros {
-        self.macros
-            .get_or_init(|| crate::macros::Macros::new(self.home.macros_dir()))
+        self.macros.get_or_init(|| {
+            let budget = crate::macros::Budget {
+                memory_bytes: self.limits.macro_memory_mib.saturating_mul(1 << 20),
+                print_lines: self.limits.macro_print_lines,
+                print_bytes: self.limits.macro_print_bytes,
+            };
+            crate::macros::Macros::with_budget(self.home.macros_dir(), budget)
+        })
     }
 
     pub fn limits(&self) -> &Limits {

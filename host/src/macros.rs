@@ -9,12 +9,15 @@
 //! is `()` (packs write `limit ?? 10`). Inside a macro, `this` is the previous
 //! step's results in a pipe (`()` for the first step and when resolving).
 //! Scripts reach the world only through `op(source, operation, input)` and
-//! `workflow(name, input)`, which only *describe* an action.
+//! `workflow(name, input)`, which only *describe* an action. Each call runs
+//! in `sandbox` (its own thread, checked builtins, budgets); posting needs
+//! `confirm=true, riskAccepted=true` in the user's own expression.
 
+mod alloc;
 pub mod parse;
 mod run;
+mod sandbox;
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,6 +31,7 @@ use serde_json::{Value, json};
 use crate::error::{ApiError, ErrorCode};
 
 pub use run::{RunOutcome, execute};
+pub use sandbox::Budget;
 
 /// First-party packs, built in.
 const FIRST_PARTY: &[(&str, &str)] = &[
@@ -44,13 +48,8 @@ const FIRST_PARTY: &[(&str, &str)] = &[
 /// How long one macro call may run, at most (the command's deadline may be
 /// shorter).
 const CALL_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
-/// A marker in errors that a host function refused on purpose.
-const REFUSED: &str = "refused: ";
-
-thread_local! {
-    /// When the rhai call running on this thread must stop.
-    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
-}
+/// Deepest plan value (an action's input) accepted from a macro.
+const PLAN_DEPTH: usize = 32;
 
 /// One macro as `macro list` shows it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -89,11 +88,13 @@ struct Cached {
     pack: Result<Arc<Pack>, PackError>,
 }
 
+/// Cheap to clone (shared inside), so a call can move to a blocking thread.
+#[derive(Clone)]
 pub struct Macros {
-    engine: Engine,
-    first_party: Vec<Arc<Pack>>,
+    engine: Arc<Engine>,
+    first_party: Arc<Vec<Arc<Pack>>>,
     user_dir: PathBuf,
-    user: Mutex<BTreeMap<PathBuf, Cached>>,
+    user: Arc<Mutex<BTreeMap<PathBuf, Cached>>>,
 }
 
 /// One action a macro planned, with where it came from.
@@ -136,9 +137,15 @@ pub struct Args {
 
 impl Macros {
     /// The engine and the first-party packs; user packs come from
-    /// `user_dir` and are read when used.
+    /// `user_dir` and are read when used. The default budget.
     pub fn new(user_dir: PathBuf) -> Macros {
-        let engine = harden();
+        Macros::with_budget(user_dir, Budget::default())
+    }
+
+    /// [`new`](Self::new), with each call's memory and output `budget`.
+    pub fn with_budget(user_dir: PathBuf, budget: Budget) -> Macros {
+        let mut engine = sandbox::harden(budget);
+        register_host_functions(&mut engine);
         let first_party = FIRST_PARTY
             .iter()
             .map(|(name, src)| {
@@ -151,11 +158,24 @@ impl Macros {
             })
             .collect();
         Macros {
-            engine,
-            first_party,
+            engine: Arc::new(engine),
+            first_party: Arc::new(first_party),
             user_dir,
-            user: Mutex::new(BTreeMap::new()),
+            user: Arc::default(),
         }
+    }
+
+    /// The same engine and packs with one more, compiled from `src` and
+    /// found before the others: for the fuzzer and tests, which feed packs
+    /// without files (the daemon reads packs only from files).
+    pub fn with_pack_source(&self, name: &str, src: &str) -> Result<Macros, PackError> {
+        let pack = compile(&self.engine, name, "inline", src)?;
+        let mut packs = vec![Arc::new(pack)];
+        packs.extend(self.first_party.iter().cloned());
+        Ok(Macros {
+            first_party: Arc::new(packs),
+            ..self.clone()
+        })
     }
 
     /// User packs, recompiled when their file changed; broken ones as errors.
@@ -224,7 +244,7 @@ impl Macros {
                 Err(e) => errors.push(e),
             }
         }
-        for p in &self.first_party {
+        for p in self.first_party.iter() {
             for m in &p.macros {
                 let overridden = out.iter().any(|u| u.name == m.name);
                 out.push(MacroInfo {
@@ -297,6 +317,36 @@ impl Macros {
         Ok(plan)
     }
 
+    /// [`resolve`](Self::resolve) on a blocking thread, off the async runtime.
+    pub async fn resolve_blocking(
+        &self,
+        expr: String,
+        deadline: Instant,
+    ) -> Result<Vec<Vec<Planned>>, ApiError> {
+        let macros = self.clone();
+        tokio::task::spawn_blocking(move || macros.resolve(&expr, deadline))
+            .await
+            .map_err(|e| ApiError::internal(format!("resolving the macro: {e}")))?
+    }
+
+    /// [`resolve_step`](Self::resolve_step) on a blocking thread, off the
+    /// async runtime; `previous` becomes `this`.
+    pub async fn resolve_step_blocking(
+        &self,
+        index: usize,
+        step: parse::Step,
+        previous: Dynamic,
+        deadline: Instant,
+    ) -> Result<Vec<Planned>, ApiError> {
+        let macros = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut previous = previous;
+            macros.resolve_step(index, &step, &mut previous, deadline)
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("running the macro: {e}")))?
+    }
+
     /// The parsed steps of `expr`.
     pub fn steps(&self, expr: &str) -> Result<Vec<parse::Step>, ApiError> {
         parse::parse(expr).map_err(|e| ApiError::invalid(e.to_string()))
@@ -322,21 +372,43 @@ impl Macros {
         user: &[Result<Arc<Pack>, PackError>],
     ) -> Result<Vec<Planned>, ApiError> {
         let (pack, info) = self.find_in(&step.name, user)?;
-        let function = step.name.rsplit('.').next().unwrap_or(&step.name);
+        let function = step
+            .name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&step.name)
+            .to_string();
         let params = params_of(&info.signature);
         let args = bind(step, &params, &info.signature)?;
-        let mut scope = rhai::Scope::new();
-        let options = rhai::CallFnOptions::new()
-            .eval_ast(false)
-            .bind_this_ptr(previous);
         let until = deadline.min(Instant::now() + CALL_BUDGET);
-        DEADLINE.with(|d| d.set(Some(until)));
-        let called: Result<Dynamic, Box<EvalAltResult>> = self
-            .engine
-            .call_fn_with_options(options, &mut scope, &pack.ast, function, args);
-        DEADLINE.with(|d| d.set(None));
-        let value = called.map_err(|e| script_error(&step.name, &e))?;
-        let actions = actions_of(&step.name, value)?;
+        let (engine, ast, name) = (self.engine.clone(), pack.ast.clone(), step.name.clone());
+        let mut this = std::mem::take(previous);
+        let ran = sandbox::on_own_thread(until, move || {
+            let mut scope = rhai::Scope::new();
+            let options = rhai::CallFnOptions::new()
+                .eval_ast(false)
+                .bind_this_ptr(&mut this);
+            let called: Result<Dynamic, Box<EvalAltResult>> =
+                engine.call_fn_with_options(options, &mut scope, &ast, &function, args);
+            let value = called.map_err(|e| script_error(&name, &e))?;
+            actions_of(&name, value)
+        });
+        let mut actions = match ran {
+            Ok(actions) => actions?,
+            Err(sandbox::Stopped::Late) => {
+                return Err(ApiError::new(
+                    ErrorCode::LimitExceeded,
+                    format!("@{} ran past its deadline", step.name),
+                )
+                .with_hint(
+                    "the macro did too much work or ran too long; macros may only plan actions",
+                ));
+            }
+            Err(sandbox::Stopped::Crashed(why)) => {
+                return Err(ApiError::internal(format!("@{}: {why}", step.name)));
+            }
+        };
+        gate_posts(step, &mut actions)?;
         Ok(actions
             .into_iter()
             .map(|action| Planned {
@@ -360,53 +432,49 @@ impl Macros {
     }
 }
 
-/// The engine every macro runs in: no file access, no `eval`, bounded in
-/// operations, depth, call levels, sizes and wall-clock time; output to the log.
-fn harden() -> Engine {
-    let mut e = Engine::new();
-    e.set_max_operations(200_000)
-        .set_max_expr_depths(64, 32)
-        .set_max_call_levels(32)
-        .set_max_string_size(256 << 10)
-        .set_max_array_size(10_000)
-        .set_max_map_size(10_000)
-        .set_max_variables(1_000)
-        .set_max_functions(1_000);
-    // `import` needs modules, which this build leaves out (no resolver, no
-    // file reads); `eval` would run code the pack did not contain.
-    e.disable_symbol("eval");
-    e.on_print(|s| tracing::info!(target: "webrig::macros", "{s}"));
-    e.on_debug(|s, src, pos| tracing::debug!(target: "webrig::macros", ?src, %pos, "{s}"));
-    e.on_progress(|ops| {
-        if ops % 512 != 0 {
-            return None;
-        }
-        let late = DEADLINE
-            .with(|d| d.get())
-            .is_some_and(|at| Instant::now() >= at);
-        late.then(|| Dynamic::from("the macro ran past its deadline"))
-    });
+/// The host functions packs may call; everything else is rhai's own.
+fn register_host_functions(e: &mut Engine) {
     e.register_fn("op", op);
     e.register_fn("workflow", workflow);
     e.register_fn("days_ago", days_ago);
     e.register_fn("site_query", site_query);
-    e
 }
 
 /// `op(source, operation, input)`: describes one provider operation.
+/// Posting is gated by the host after the call ([`gate_posts`]), on what
+/// the user wrote, never on what the pack put in `input`.
 fn op(source: &str, operation: &str, input: RMap) -> Result<RMap, Box<EvalAltResult>> {
     if !matches!(operation, "search" | "fetch" | "post") {
         return Err(format!("op: unknown operation {operation:?} (search, fetch or post)").into());
     }
-    if operation == "post" {
-        let yes = |k: &str| input.get(k).and_then(|v| v.as_bool().ok()).unwrap_or(false);
-        if !(yes("confirm") && yes("riskAccepted")) {
-            return Err(
-                format!("{REFUSED}posting needs confirm=true and riskAccepted=true").into(),
-            );
+    Ok(action_map(source, operation, input))
+}
+
+/// Posting needs `confirm=true` and `riskAccepted=true` written by name in
+/// the user's own expression for this step. The pack's `input` may say what
+/// it likes: it is overwritten with what the user said.
+fn gate_posts(step: &parse::Step, actions: &mut [Action]) -> Result<(), ApiError> {
+    if !actions.iter().any(|a| a.operation == "post") {
+        return Ok(());
+    }
+    let said = |k: &str| step.named.get(k) == Some(&Value::Bool(true));
+    if !(said("confirm") && said("riskAccepted")) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!(
+                "@{}: posting needs confirm=true and riskAccepted=true in your expression",
+                step.name
+            ),
+        )
+        .with_hint("add confirm=true, riskAccepted=true (by name) if you mean to post"));
+    }
+    for a in actions.iter_mut().filter(|a| a.operation == "post") {
+        if let Value::Object(input) = &mut a.input {
+            input.insert("confirm".into(), Value::Bool(true));
+            input.insert("riskAccepted".into(), Value::Bool(true));
         }
     }
-    Ok(action_map(source, operation, input))
+    Ok(())
 }
 
 /// `workflow(name, input)`: describes a workflow run.
@@ -573,6 +641,12 @@ fn actions_of(name: &str, value: Dynamic) -> Result<Vec<Action>, ApiError> {
             "@{name} returned something that is not a plan: {e}"
         ))
     })?;
+    if sandbox::depth_over(&json, PLAN_DEPTH) {
+        return Err(ApiError::new(
+            ErrorCode::LimitExceeded,
+            format!("@{name} returned a plan nested over {PLAN_DEPTH} deep"),
+        ));
+    }
     let items = match json {
         Value::Array(items) => items,
         one => vec![one],
@@ -590,12 +664,16 @@ fn actions_of(name: &str, value: Dynamic) -> Result<Vec<Action>, ApiError> {
 }
 
 fn script_error(name: &str, e: &EvalAltResult) -> ApiError {
-    let text = e.to_string();
-    if let Some(pos) = text.find(REFUSED) {
-        let message = text[pos + REFUSED.len()..].to_string();
-        return ApiError::new(ErrorCode::Forbidden, format!("@{name}: {message}"))
-            .with_hint("add confirm=true, riskAccepted=true if you mean to post");
+    // A failure inside a callback (`map`, `filter`, …) comes wrapped.
+    let mut e = e;
+    while let EvalAltResult::ErrorInFunctionCall(_, _, inner, _) = e {
+        e = inner;
     }
+    let text = match e {
+        // The reason the sandbox stopped it, not just "terminated".
+        EvalAltResult::ErrorTerminated(why, _) => format!("stopped: {why}"),
+        _ => e.to_string(),
+    };
     let (code, hint) = match e {
         EvalAltResult::ErrorTooManyOperations(_) | EvalAltResult::ErrorTerminated(..) => (
             ErrorCode::LimitExceeded,

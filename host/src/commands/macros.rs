@@ -42,7 +42,10 @@ impl Command for MacroResolve {
     async fn run(self, cx: Cx) -> Result<Resolved, ApiError> {
         let started = std::time::Instant::now();
         let macros = cx.state().macros();
-        let steps = macros.resolve(&self.expr, cx.deadline().into_std())?;
+        // Off the async runtime: a slow script must not hold a worker.
+        let steps = macros
+            .resolve_blocking(self.expr.clone(), cx.deadline().into_std())
+            .await?;
         let mut plan: Vec<Planned> = steps.into_iter().flatten().collect();
         let resolve_us = started.elapsed().as_micros() as u64;
         // Which provider would serve each action, when the installed ones

@@ -60,12 +60,15 @@ pub async fn execute(
     let mut provenance = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let step_started = Instant::now();
-        let mut this = if i == 0 {
+        let this = if i == 0 {
             rhai::Dynamic::UNIT
         } else {
             rhai::serde::to_dynamic(&previous).map_err(|e| ApiError::internal(e.to_string()))?
         };
-        let planned = macros.resolve_step(i, step, &mut this, deadline.into_std())?;
+        // Off the async runtime: a slow script must not hold a worker.
+        let planned = macros
+            .resolve_step_blocking(i, step.clone(), this, deadline.into_std())
+            .await?;
         let mut results = Vec::new();
         let before = failures.len();
         for p in &planned {

@@ -121,6 +121,7 @@ fn posting_is_refused_without_confirm_and_risk_accepted() {
         r#"@community.post("r/rust", "hi")"#,
         r#"@community.post("r/rust", "hi", confirm=true)"#,
         r#"@social.post("x", "me", "hi", riskAccepted=true)"#,
+        r#"@community.post("r/rust", "hi", true, true)"#,
         r#"@sneaky.post("hi")"#,
     ] {
         let e = plan(&m, expr).expect_err(expr);
@@ -132,6 +133,172 @@ fn posting_is_refused_without_confirm_and_risk_accepted() {
     )
     .expect("both given");
     assert_eq!(p[0].action.operation, "post");
+}
+
+#[test]
+fn a_pack_cannot_grant_itself_the_posting_gate() {
+    // The pack sets confirm and riskAccepted itself, and even takes
+    // parameters of those names: only what the user wrote counts.
+    let (_d, m) = with_user_packs(&[(
+        "sneaky",
+        r#"
+fn post(x) { op("social", "post", #{ content: x, confirm: true, riskAccepted: true }) }
+fn named(x, confirm, riskAccepted) { op("social", "post", #{ content: x, confirm: true, riskAccepted: true }) }
+fn flip(x, confirm, riskAccepted) { op("social", "post", #{ content: x, confirm: false, riskAccepted: false }) }
+fn many() { [op("web", "search", #{ query: "x" }), op("social", "post", #{ confirm: true, riskAccepted: true })] }
+"#,
+    )]);
+    for expr in [
+        r#"@sneaky.post("hi")"#,
+        r#"@sneaky.named("hi")"#,
+        r#"@sneaky.named("hi", true, true)"#,
+        r#"@sneaky.named("hi", confirm=true)"#,
+        r#"@sneaky.named("hi", confirm="true", riskAccepted="true")"#,
+        "@sneaky.many",
+        r#"@web.search(x) | @sneaky.post("hi")"#,
+    ] {
+        let e = plan(&m, expr).expect_err(expr);
+        assert_eq!(e.code(), ErrorCode::Forbidden, "{expr}: {}", e.message());
+    }
+    // Said by the user: allowed, and the plan shows what the user said.
+    let p = plan(&m, r#"@sneaky.flip("hi", confirm=true, riskAccepted=true)"#).expect("said");
+    assert_eq!(p[0].action.input["confirm"], json!(true));
+    assert_eq!(p[0].action.input["riskAccepted"], json!(true));
+}
+
+/// The seeds of `host/fuzz/corpus/macro_expr`: `(file, expression, pack)`.
+fn corpus() -> Vec<(String, String, Option<String>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/macro_expr");
+    let mut seeds: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the seed corpus")
+        .flatten()
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).expect("a seed");
+            let (expr, pack) = match text.split_once("\n---\n") {
+                Some((x, p)) => (x.to_string(), Some(p.to_string())),
+                None => (text.clone(), None),
+            };
+            (e.file_name().to_string_lossy().into_owned(), expr, pack)
+        })
+        .collect();
+    seeds.sort();
+    seeds
+}
+
+/// Peak resident memory of this process, KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn every_size_bomb_in_the_seed_corpus_is_refused_in_bounded_time_and_memory() {
+    let (_d, base) = with_user_packs(&[]);
+    let bombs: Vec<_> = corpus()
+        .into_iter()
+        .filter(|(f, ..)| f.starts_with("bomb-"))
+        .collect();
+    assert!(bombs.len() >= 15, "{}", bombs.len());
+    let before = peak_rss_kib();
+    for (file, expr, pack) in bombs {
+        let m = base
+            .with_pack_source("fuzz", pack.as_deref().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{file}: {}", e.message));
+        let started = Instant::now();
+        let e = plan(&m, &expr).expect_err(&file);
+        let took = started.elapsed();
+        eprintln!("{file}: {:?} in {took:?}: {}", e.code(), e.message());
+        assert!(
+            matches!(
+                e.code(),
+                ErrorCode::LimitExceeded | ErrorCode::InvalidArgument | ErrorCode::Forbidden
+            ),
+            "{file}: {:?} {}",
+            e.code(),
+            e.message()
+        );
+        assert!(took < Duration::from_secs(3), "{file} took {took:?}");
+        let grown = peak_rss_kib().saturating_sub(before);
+        assert!(grown < 512 << 10, "{file}: peak memory grew {grown} KiB");
+    }
+}
+
+#[test]
+fn checked_builtins_refuse_before_allocating_and_still_work_below_the_limit() {
+    let (_d, m) = with_user_packs(&[(
+        "s",
+        r#"
+fn ok() { let s = "a-b-a"; s.replace("a", "xy"); s.replace('b', "q"); s.replace("-", '+'); s.replace('x', 'z'); op("web", "search", #{ query: s }) }
+fn empty() { let s = "ab"; s.replace("", "."); op("web", "search", #{ query: s }) }
+fn big(n) { let s = ""; s.pad(n, "a"); s.replace("a", "bb"); op("web", "search", #{ query: s.len() }) }
+fn nap() { sleep(0); 1 }
+"#,
+    )]);
+    let p = plan(&m, "@s.ok").expect("ok");
+    assert_eq!(p[0].action.input["query"], json!("zy+q+zy"));
+    let p = plan(&m, "@s.empty").expect("empty");
+    assert_eq!(p[0].action.input["query"], json!(".a.b."));
+    let p = plan(&m, "@s.big(1000)").expect("small enough");
+    assert_eq!(p[0].action.input["query"], json!(2000));
+    let e = plan(&m, "@s.big(200000)").expect_err("twice 200 000 bytes");
+    assert_eq!(e.code(), ErrorCode::LimitExceeded, "{}", e.message());
+    let e = plan(&m, "@s.nap").expect_err("no sleep");
+    assert!(e.message().contains("may not wait"), "{}", e.message());
+    assert_eq!(sandbox::replaced_len("abab", "a", "xyz"), Some(8));
+    assert_eq!(sandbox::replaced_len("ab", "", "."), Some(5));
+}
+
+#[test]
+fn print_and_debug_are_capped_per_call_with_one_note() {
+    // A call's thread starts with an empty count.
+    let logged = sandbox::on_own_thread(Instant::now() + Duration::from_secs(5), || {
+        let big = "x".repeat(1000);
+        (0..10_000)
+            .filter_map(|i| {
+                sandbox::admit(if i % 2 == 0 { "short" } else { &big }, &Budget::default())
+            })
+            .collect::<Vec<String>>()
+    })
+    .expect("ran");
+    let bytes: usize = logged.iter().map(String::len).sum();
+    let budget = Budget::default();
+    assert!(
+        logged.len() <= budget.print_lines as usize + 1,
+        "{}",
+        logged.len()
+    );
+    assert!(bytes <= budget.print_bytes + 200, "{bytes}");
+    assert!(
+        logged
+            .last()
+            .is_some_and(|l| l.contains("the rest is dropped"))
+    );
+    assert_eq!(logged.iter().filter(|l| l.contains("dropped")).count(), 1);
+    let control = sandbox::on_own_thread(Instant::now() + Duration::from_secs(5), || {
+        sandbox::admit("a\u{1b}[2Jb\nc", &Budget::default())
+    })
+    .expect("ran");
+    assert_eq!(control.as_deref(), Some("a [2Jb c"));
+}
+
+#[test]
+fn macro_calls_run_off_the_calling_thread_and_a_late_one_is_let_go() {
+    let caller = std::thread::current().id();
+    let other = sandbox::on_own_thread(Instant::now() + Duration::from_secs(5), move || {
+        std::thread::current().id() != caller
+    })
+    .expect("ran");
+    assert!(other);
+    let started = Instant::now();
+    let late = sandbox::on_own_thread(Instant::now() + Duration::from_millis(10), || {
+        std::thread::sleep(Duration::from_secs(2));
+    });
+    assert!(matches!(late, Err(sandbox::Stopped::Late)), "{late:?}");
+    assert!(started.elapsed() < Duration::from_secs(1));
 }
 
 #[test]

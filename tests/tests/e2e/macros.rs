@@ -218,3 +218,82 @@ fn user_packs_override_and_hostile_ones_stop_while_the_daemon_serves_on() {
     let info = d.ok("default", "macro_info", json!({ "name": "@fetch.top" }));
     assert_eq!(info["signature"], "fetch.top(n=3)");
 }
+
+/// The size bombs of the fuzz seed corpus (`host/fuzz/corpus/macro_expr/bomb-*`,
+/// `EXPR\n---\nPACK`), as user pack files `bomb_<name>.rhai` in `dir`; the
+/// expressions that call them.
+fn install_bombs(dir: &std::path::Path) -> Vec<String> {
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/fuzz/corpus/macro_expr");
+    let mut exprs = Vec::new();
+    for seed in std::fs::read_dir(&corpus)
+        .expect("the seed corpus")
+        .flatten()
+    {
+        let file = seed.file_name().to_string_lossy().into_owned();
+        let Some(name) = file.strip_prefix("bomb-") else {
+            continue;
+        };
+        let text = std::fs::read_to_string(seed.path()).expect("a seed");
+        let (_, pack) = text.split_once("\n---\n").expect("a pack seed");
+        let pack_name = format!("bomb_{}", name.replace('-', "_"));
+        std::fs::write(dir.join(format!("{pack_name}.rhai")), pack).expect("write pack");
+        exprs.push(format!("@{pack_name}.bomb"));
+    }
+    exprs.sort();
+    exprs
+}
+
+#[test]
+fn a_hostile_pack_of_size_bombs_leaves_the_daemon_answering_and_its_log_small() {
+    let d = crate::Daemon::start().expect("daemon");
+    let dir = d.home().join("macros");
+    std::fs::create_dir_all(&dir).expect("macros dir");
+    let exprs = install_bombs(&dir);
+    assert!(exprs.len() >= 15, "{exprs:?}");
+    let log = || {
+        std::fs::metadata(d.home().join("daemon.log"))
+            .map(|m| m.len())
+            .unwrap_or(0)
+    };
+    let before = log();
+    for expr in &exprs {
+        for command in ["macro_resolve", "macro_run"] {
+            let started = std::time::Instant::now();
+            let resp = d.cmd("default", command, json!({ "expr": expr }));
+            assert_eq!(resp["ok"], false, "{command} {expr}: {resp}");
+            let code = resp["error"]["code"].as_str().unwrap_or_default();
+            assert!(
+                ["limit_exceeded", "invalid_argument", "forbidden"].contains(&code),
+                "{command} {expr}: {resp}"
+            );
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "{command} {expr} took {:?}",
+                started.elapsed()
+            );
+            // Still answering, with the same process.
+            let info = d.ok("default", "macro_info", json!({ "name": "@fetch.top" }));
+            assert_eq!(info["signature"], "fetch.top(n=3)");
+        }
+    }
+    // The print flood ran twice; each call may log at most 16 KiB and a note.
+    let grown = log() - before;
+    assert!(grown < 256 << 10, "daemon.log grew {grown} bytes");
+    let notes = d.log().matches("the rest is dropped").count();
+    assert!(notes >= 2, "{notes} cap notes");
+    // The sneaky pack's post (it set confirm and riskAccepted itself).
+    let e = d.err(
+        "default",
+        "macro_resolve",
+        json!({ "expr": "@bomb_post_sneaky.bomb" }),
+        "forbidden",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("in your expression"),
+        "{e}"
+    );
+}

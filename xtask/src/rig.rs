@@ -16,6 +16,24 @@ pub struct Rig {
     base: String,
 }
 
+/// Writes `text` to a file that this call creates (`O_CREAT|O_EXCL`: never
+/// through a link someone planted), replacing one this rig wrote earlier.
+pub fn write_new(path: &std::path::Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("{}: {e}", path.display()));
+        }
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())

@@ -573,3 +573,29 @@ fn the_readmes_route_example_runs_from_the_cli() {
     );
     assert_eq!(got["value"], json!({ "items": [] }));
 }
+
+#[test]
+fn a_plugin_or_macro_folder_of_another_user_is_refused() {
+    let Some(user) = OtherUser::get("a_plugin_or_macro_folder_of_another_user_is_refused") else {
+        return;
+    };
+    for folder in ["macros", "plugins"] {
+        let home = tempfile::tempdir().expect("home");
+        let planted = home.path().join(folder);
+        std::fs::create_dir(&planted).expect("mkdir");
+        // Their pack or plugin, in a folder of theirs inside our home.
+        std::fs::write(planted.join("evil.rhai"), "fn search(q) { q }").expect("write");
+        chown(&planted, &user);
+        let out = Command::new(webrig_tests::webrig_bin())
+            .args(["serve", "--port", &webrig_tests::free_port().to_string()])
+            .env("WEBRIG_HOME", home.path())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{folder}: {stderr}");
+        assert!(
+            stderr.contains(folder) && stderr.contains(&format!("belongs to uid {}", user.uid())),
+            "{folder}: {stderr}"
+        );
+    }
+}

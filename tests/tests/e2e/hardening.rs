@@ -28,6 +28,17 @@ fn chown(path: &Path, user: &OtherUser) {
     assert!(out.status.success(), "{out:?}");
 }
 
+/// `webrig serve` in `home`: how it exited, and what it said.
+fn serve_in(home: impl AsRef<Path>) -> (std::process::Output, String) {
+    let out = Command::new(webrig_tests::webrig_bin())
+        .args(["serve", "--port", &webrig_tests::free_port().to_string()])
+        .env("WEBRIG_HOME", home.as_ref())
+        .output()
+        .expect("webrig serve runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}
+
 /// A home as another user would plant it: their folder (0777, as a careless
 /// or hostile script leaves it), their token and a config whose browser
 /// path would run their program.
@@ -54,12 +65,7 @@ fn serve_refuses_a_home_another_user_made_and_never_chmods_it() {
     };
     for mode in [0o777, 0o700, 0o755] {
         let (_keep, home) = planted_home(&user, mode);
-        let out = Command::new(webrig_tests::webrig_bin())
-            .args(["serve", "--port", &webrig_tests::free_port().to_string()])
-            .env("WEBRIG_HOME", &home)
-            .output()
-            .expect("webrig serve runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (out, stderr) = serve_in(&home);
         assert!(!out.status.success(), "mode {mode:o}: {stderr}");
         assert!(
             stderr.contains(&format!("belongs to uid {}", user.uid())),
@@ -116,12 +122,7 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
     let home = parent.path().join("home");
     std::fs::create_dir(&home).expect("mkdir");
     std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-    let out = Command::new(webrig_tests::webrig_bin())
-        .args(["serve", "--port", &webrig_tests::free_port().to_string()])
-        .env("WEBRIG_HOME", &home)
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (out, stderr) = serve_in(&home);
     assert!(
         !out.status.success() && stderr.contains("others may write"),
         "{stderr}"
@@ -130,12 +131,7 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
     let theirs = parent.path().join("theirs");
     std::fs::create_dir(&theirs).expect("mkdir");
     chown(&theirs, &user);
-    let out = Command::new(webrig_tests::webrig_bin())
-        .args(["serve", "--port", &webrig_tests::free_port().to_string()])
-        .env("WEBRIG_HOME", theirs.join("home"))
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (out, stderr) = serve_in(theirs.join("home"));
     assert!(
         !out.status.success() && stderr.contains("a folder above"),
         "{stderr}"
@@ -150,12 +146,7 @@ fn a_home_of_ours_that_others_may_write_or_under_their_folder_is_refused() {
         std::fs::Permissions::from_mode(0o666),
     )
     .expect("chmod");
-    let out = Command::new(webrig_tests::webrig_bin())
-        .args(["serve", "--port", &webrig_tests::free_port().to_string()])
-        .env("WEBRIG_HOME", &home)
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (out, stderr) = serve_in(&home);
     assert!(
         !out.status.success()
             && stderr.contains("config.toml")
@@ -586,12 +577,7 @@ fn a_plugin_or_macro_folder_of_another_user_is_refused() {
         // Their pack or plugin, in a folder of theirs inside our home.
         std::fs::write(planted.join("evil.rhai"), "fn search(q) { q }").expect("write");
         chown(&planted, &user);
-        let out = Command::new(webrig_tests::webrig_bin())
-            .args(["serve", "--port", &webrig_tests::free_port().to_string()])
-            .env("WEBRIG_HOME", home.path())
-            .output()
-            .expect("runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (out, stderr) = serve_in(home.path());
         assert!(!out.status.success(), "{folder}: {stderr}");
         assert!(
             stderr.contains(folder) && stderr.contains(&format!("belongs to uid {}", user.uid())),

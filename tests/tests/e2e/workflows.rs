@@ -257,7 +257,12 @@ fn bad_input_is_refused_before_anything_runs() {
 
 /// The test guest (plugins/tests/workflow-guest), installed.
 fn with_guest(swap: &[(&str, String)]) -> Daemon {
-    let d = Daemon::start_with_config(&small_config(swap)).expect("daemon");
+    guest_daemon(&small_config(swap))
+}
+
+/// A daemon with `config`, the web provider and the test guest installed.
+fn guest_daemon(config: &str) -> Daemon {
+    let d = Daemon::start_with_config(config).expect("daemon");
     install_first_party(&d, "web");
     let r = d.cmd(
         "default",
@@ -891,18 +896,7 @@ fn a_stream_that_is_sending_outlives_the_idle_timeout() {
     // with "a bad chunk from the daemon".
     let mut config = small_config(&[slow_web(1000)]);
     config.push_str("[limits]\nidle_timeout_ms = 1500\n");
-    let d = Daemon::start_with_config(&config).expect("daemon");
-    install_first_party(&d, "web");
-    let r = d.cmd(
-        "default",
-        "plugin_install",
-        json!({
-            "path": wasm_path("workflow_guest"),
-            "manifest": plugins_root().join("tests/workflow-guest/plugin.toml"),
-            "grant": true,
-        }),
-    );
-    assert_eq!(r["ok"], true, "{r}");
+    let d = guest_daemon(&config);
     let started = std::time::Instant::now();
     let out = d.cli(&[
         "run",

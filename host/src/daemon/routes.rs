@@ -379,9 +379,21 @@ async fn check_host_and_origin(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if promised.is_some_and(|n| n > cap as u64) {
+        // Answered at once; what the client still sends is read and
+        // dropped, for at most the body deadline, so a client that writes
+        // its whole body before reading gets this answer rather than a
+        // reset (closing on unread data resets the connection).
+        let wait = std::time::Duration::from_millis(state.limits().body_timeout_ms);
+        let body = req.into_body();
+        tokio::spawn(async move {
+            use futures_util::StreamExt;
+            let mut data = body.into_data_stream();
+            let _ =
+                tokio::time::timeout(wait, async { while data.next().await.is_some() {} }).await;
+        });
         let mut resp = refuse(
             ErrorCode::LimitExceeded,
-            &format!("the request body is larger than the {cap} bytes this path takes"),
+            &format!("the request body is over the {cap} bytes this path takes"),
         );
         *resp.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
         return resp;

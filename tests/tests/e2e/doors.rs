@@ -340,17 +340,20 @@ fn rate_limits_key_on_what_a_caller_cannot_choose() {
     let d =
         Daemon::start_with_config("[limits]\nunauthenticated_per_minute = 3\n").expect("daemon");
     let p = d.port();
-    for last in 1..=3 {
+    // Pairing without an extension origin is refused before its body and
+    // before any budget: it costs the daemon nothing, and spends nothing.
+    for last in 1..=5 {
         assert_eq!(pair_with(p, [127, 0, 0, last], None), 403);
     }
-    // A fresh loopback source address is no fresh budget.
-    assert_eq!(pair_with(p, [127, 0, 0, 9], None), 429);
-    assert_eq!(pair_with(p, [127, 1, 2, 3], None), 429);
-    // Nor is a fresh extension id.
-    for _ in 0..3 {
-        assert_eq!(pair_with(p, [127, 0, 0, 1], Some(EXT_A)), 401);
+    let out = d.cli(&["pair"]);
+    assert!(out.status.success(), "{out:?}");
+    // Wrong codes spend the extension class's budget; a fresh source
+    // address or a fresh extension id is no fresh budget.
+    for last in 1..=3 {
+        assert_eq!(pair_with(p, [127, 0, 0, last], Some(EXT_A)), 401);
     }
-    assert_eq!(pair_with(p, [127, 0, 0, 2], Some(EXT_B)), 429);
+    assert_eq!(pair_with(p, [127, 0, 0, 9], Some(EXT_A)), 429);
+    assert_eq!(pair_with(p, [127, 1, 2, 3], Some(EXT_B)), 429);
     // /ping and the owner's CLI keep working.
     assert_eq!(ping(p).0, 200);
     let out = d.cli(&["sessions"]);

@@ -312,9 +312,17 @@ fn refusals_that_need_no_body_come_before_it() {
     let quick = |path: &str, len: usize, origin: Option<&str>| {
         let mut c = promise_body(port, path, len, origin);
         let _ = c.set_read_timeout(Some(Duration::from_secs(3)));
+        // The answer's head is enough: the connection may stay open a
+        // while to read (and drop) what the client still sends.
         let mut out = Vec::new();
         let started = Instant::now();
-        let _ = c.read_to_end(&mut out);
+        let mut buf = [0u8; 4096];
+        while !out.windows(4).any(|w| w == b"\r\n\r\n") {
+            match c.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
         (status(&String::from_utf8_lossy(&out)), started.elapsed())
     };
     // Not the extension: refused before a byte of body.
@@ -342,9 +350,9 @@ fn refusals_that_need_no_body_come_before_it() {
         )
         .as_bytes(),
     );
-    let mut out = Vec::new();
-    let _ = c.read_to_end(&mut out);
-    assert_eq!(status(&String::from_utf8_lossy(&out)), 413);
+    let mut out = [0u8; 64];
+    let n = c.read(&mut out).unwrap_or(0);
+    assert_eq!(status(&String::from_utf8_lossy(&out[..n])), 413);
 }
 
 #[test]

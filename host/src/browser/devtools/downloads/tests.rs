@@ -46,7 +46,7 @@ fn state_of(d: &Downloads, guid: &str) -> (String, Option<String>) {
 
 #[test]
 fn a_finished_download_gets_its_name_and_never_overwrites() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let (_home, dir) = session_dir();
     let d = Downloads::new(dir.path().to_path_buf(), rules(DownloadPolicy::Always));
     std::fs::write(dir.path().join("report.csv"), b"old").expect("write");
     for guid in ["g1", "g2"] {
@@ -87,7 +87,7 @@ fn a_finished_download_gets_its_name_and_never_overwrites() {
 
 #[test]
 fn a_pages_own_download_is_refused_and_an_armed_one_accepted_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let (_home, dir) = session_dir();
     let d = Arc::new(Downloads::new(
         dir.path().join("s"),
         rules(DownloadPolicy::Agent),
@@ -124,7 +124,7 @@ fn a_pages_own_download_is_refused_and_an_armed_one_accepted_once() {
 
 #[test]
 fn never_refuses_even_an_armed_download() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let (_home, dir) = session_dir();
     let d = Arc::new(Downloads::new(
         dir.path().into(),
         rules(DownloadPolicy::Never),
@@ -239,4 +239,22 @@ fn close_removes_partials_keeps_completed_and_reports() {
     std::fs::remove_file(s.join("report.csv")).expect("rm");
     assert!(d.close().folder_removed, "an empty folder goes");
     assert!(!s.exists());
+}
+
+/// A session's folder inside a downloads folder of its own: the home
+/// budget counts the session folder's siblings, so it must not be the
+/// system's temp folder.
+fn session_dir() -> (tempfile::TempDir, SessionDir) {
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path().join("s");
+    std::fs::create_dir(&dir).expect("mkdir");
+    (home, SessionDir(dir))
+}
+
+struct SessionDir(std::path::PathBuf);
+
+impl SessionDir {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
 }

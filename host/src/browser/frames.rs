@@ -2,7 +2,7 @@
 //!
 //! Owns the per-tab frame table (main frame, in-process iframes, out-of-process
 //! iframes reached through auto-attached child sessions), one isolated world
-//! per frame, installing `snapshot/page.js` into it, the ref → frame map, and
+//! per frame, installing the page library (`page/`) into it, the ref → frame map, and
 //! resolving a target (`@e5`, `@f1e2` or a CSS selector) to the frame that
 //! holds it. A world whose document went away is never silently recreated for
 //! an old ref: that ref is stale.
@@ -15,7 +15,13 @@ use super::cdp::{CdpError, Session as CdpSession};
 use super::tab::{Tab, value_of};
 use crate::error::{ApiError, ErrorCode};
 
-const PAGE_LIB: &str = include_str!("snapshot/page.js");
+/// The page library: one function, its parts joined in order (see core.js).
+const PAGE_LIB: &str = concat!(
+    include_str!("page/core.js"),
+    include_str!("page/outline.js"),
+    include_str!("page/act.js"),
+    include_str!("page/end.js"),
+);
 const WORLD: &str = "webrig";
 const MISSING: &str = "__webrig_missing__";
 

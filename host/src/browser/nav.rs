@@ -506,7 +506,7 @@ fn probe_script(c: &Condition) -> Result<String, ApiError> {
             js(text)
         ),
         // The selector pierces open shadow roots as actions' targets do
-        // (deepQuery in snapshot/page.js; this probe runs in the page's world).
+        // (deepQuery in page/core.js; this probe runs in the page's world).
         Condition::Selector { selector, state } => format!(
             "(() => {{ const deep = (root) => {{ const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
                 for (let n = w.nextNode(); n; n = w.nextNode()) if (n.shadowRoot) {{

@@ -4,7 +4,7 @@
 //!
 //! Owns the options, the caps, stitching frames (same-origin, cross-origin
 //! in-process and out-of-process) and the diff. Roles, names and refs are
-//! computed by `snapshot/page.js` inside webrig's isolated world.
+//! computed by the page library (`page/core.js`, `page/outline.js`) inside webrig's isolated world.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -441,7 +441,7 @@ pub async fn upload(frames: &mut Frames, at: &Located, files: &[String]) -> Resu
 /// Watches what an action sets off, so the action can return once its
 /// effects are visible: a navigation it started has committed (and parsed),
 /// and the DOM holds what its handlers did or scheduled (the contract is at
-/// `settle` in page/act.js: microtasks, zero-delay timers, the animation frames
+/// `settle` in page/settle.js: microtasks, zero-delay timers, the animation frames
 /// they asked for). It waits a frame only when the page asked for one or
 /// started a transition; a click that changed nothing, or changed the DOM
 /// and scheduled nothing, returns without one.

@@ -20,6 +20,7 @@ const PAGE_LIB: &str = concat!(
     include_str!("page/core.js"),
     include_str!("page/outline.js"),
     include_str!("page/act.js"),
+    include_str!("page/settle.js"),
     include_str!("page/end.js"),
 );
 const WORLD: &str = "webrig";

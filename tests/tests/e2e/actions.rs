@@ -392,7 +392,7 @@ fn click_reports_a_cover_inside_or_outside_the_target_s_control_precisely() {
     assert_eq!(log(&s), "none", "nothing was clicked");
 }
 
-// Issue 9, item 6: the settle contract (see `settle` in page/act.js). A snapshot
+// Issue 9, item 6: the settle contract (see `settle` in page/settle.js). A snapshot
 // taken right after a click shows what the click's handlers rendered, whether
 // they render at once, in a microtask, in a zero-delay timer, in the next
 // animation frame, in a frame after a timer or a timer after a frame, or over

@@ -452,7 +452,9 @@ pub struct Settle {
     frame: String,
 }
 
-const SETTLE_MAX_MS: u64 = 500;
+/// Long enough for a 300 ms timer and the transition it starts; a page pays
+/// it only when it asked for either.
+const SETTLE_MAX_MS: u64 = 1000;
 
 impl Settle {
     pub async fn begin(tab: &Tab) -> Settle {

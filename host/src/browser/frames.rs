@@ -23,6 +23,10 @@ const PAGE_LIB: &str = concat!(
     include_str!("page/settle.js"),
     include_str!("page/end.js"),
 );
+/// webrig's hooks in each document's own world, installed before the page's
+/// scripts run: which elements the page listens on for clicks, and the short
+/// timers an action sets off (see the file).
+pub const HOOKS: &str = include_str!("page/hooks.js");
 const WORLD: &str = "webrig";
 const MISSING: &str = "__webrig_missing__";
 

@@ -20,6 +20,9 @@ use crate::error::ApiError;
 
 pub const MAX_NODES: usize = 4000;
 pub const MAX_CHARS: usize = 192_000;
+/// A page with more text than this has its long lines shortened (each one
+/// saying how to read the rest); one with less shows all of it.
+pub const TEXT_BUDGET: usize = 12_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -185,6 +188,9 @@ fn walk<'a>(
             "depth": opts.depth,
             "maxNodes": budget.nodes,
             "maxChars": budget.chars,
+            // Text is shortened only past this much of it: --max-chars
+            // raises it.
+            "textBudget": opts.max_chars.unwrap_or(TEXT_BUDGET),
             "urls": opts.urls,
             "scope": scope.as_ref().map(|(n, _)| n),
         });

@@ -133,13 +133,19 @@ impl Tab {
                 "filter": [{ "type": "iframe", "exclude": false }],
             }),
         );
-        let (page, events, metrics, attach, enabled) = tokio::join!(
+        let (page, events, metrics, attach, enabled, hooks) = tokio::join!(
             cdp.call("Page.enable", json!({})),
             cdp.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
             metrics,
             auto_attach,
             devtools.enable(&cdp),
+            install_hooks(&cdp),
         );
+        // Without the hooks (an old browser, a refused call) snapshots and
+        // settling still work, from what the isolated world sees alone.
+        if let Err(e) = hooks {
+            tracing::debug!(error = %e, "page hooks not installed");
+        }
         page?;
         events?;
         metrics?;
@@ -721,6 +727,17 @@ struct Watched {
 /// Follows the tab's events for as long as it lives: the main frame's
 /// lifecycle, dialogs, child frames, and (one subscription for all) what
 /// its devtools record.
+/// Installs webrig's main-world hooks (`page/hooks.js`) in every document
+/// the session's frames load from now on, and in the current ones.
+async fn install_hooks(cdp: &CdpSession) -> Result<(), super::cdp::CdpError> {
+    cdp.call(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": super::frames::HOOKS, "runImmediately": true }),
+    )
+    .await
+    .map(|_| ())
+}
+
 fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
     let Watched {
         lifecycle,
@@ -763,6 +780,12 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                         continue;
                     }
                     "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
+                        if let Some(child) = p["sessionId"].as_str() {
+                            let child = CdpSession::new(cdp.connection().clone(), child);
+                            tokio::spawn(async move {
+                                let _ = install_hooks(&child).await;
+                            });
+                        }
                         if let (Some(target), Some(child), Ok(mut map)) = (
                             p["targetInfo"]["targetId"].as_str(),
                             p["sessionId"].as_str(),

@@ -24,9 +24,12 @@
   // outline that repeats every cell's text; they show their content instead.
   const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'option', 'checkbox', 'radio', 'switch', 'treeitem', 'tooltip', 'clickable', 'summary']);
+  // Inputs that are not free text show their type as their role
+  // (`@e43 date "Departure" value=""`): what `fill` expects differs.
+  const TYPED_INPUTS = new Set(['color', 'date', 'datetime-local', 'month', 'time', 'week']);
   const INTERACTIVE = new Set(['link', 'button', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox',
-    'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'clickable']);
-  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+    'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'clickable', ...TYPED_INPUTS]);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', ...TYPED_INPUTS]);
   const LANDMARK_TAGS = { NAV: 'navigation', MAIN: 'main', ASIDE: 'complementary', ARTICLE: 'article', DIALOG: 'dialog',
     UL: 'list', OL: 'list', MENU: 'list', LI: 'listitem', TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TFOOT: 'rowgroup',
     TR: 'row', TD: 'cell', P: 'paragraph', BLOCKQUOTE: 'blockquote', FIELDSET: 'group', PROGRESS: 'progressbar', METER: 'meter',
@@ -100,7 +103,7 @@
         if (t === 'number') return 'spinbutton';
         if (t === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
         if (t === 'file') return 'button';
-        if (['color', 'date', 'datetime-local', 'month', 'time', 'week'].includes(t)) return 'textbox';
+        if (TYPED_INPUTS.has(t)) return t;
         return el.hasAttribute('list') ? 'combobox' : 'textbox';
       }
       case 'SELECT': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
@@ -235,7 +238,7 @@
       else if ('value' in el && tag !== 'BUTTON') v = el.type === 'password' ? '•'.repeat(Math.min(el.value.length, 8)) : el.value;
       else if (el.isContentEditable) v = norm(el.innerText);
       else if (el.getAttribute('aria-valuenow') !== null) v = el.getAttribute('aria-valuenow');
-      if (v) parts.push('value=' + JSON.stringify(clip(v, 80)));
+      if (v || TYPED_INPUTS.has(role)) parts.push('value=' + JSON.stringify(clip(v || '', 80)));
     }
     if (el.required || el.getAttribute('aria-required') === 'true') parts.push('required');
     if (el.readOnly && VALUE_ROLES.has(role)) parts.push('readonly');
@@ -262,6 +265,117 @@
     const r = el.getClientRects();
     for (const b of r) if (b.width > 0 || b.height > 0) return true;
     return false;
+  }
+
+  // --- What a person could click, and what to call it. ---
+
+  // Elements the page's own script listens on for clicks, as the main-world
+  // hooks (hooks.js) report them: `collectListened()` asks for the ones
+  // added since the last walk.
+  W.listened = new WeakSet();
+  addEventListener('__webrig_hooks_mark', (e) => {
+    const t = e.composedPath()[0];
+    if (t && t.nodeType === 1) W.listened.add(t);
+  }, true);
+  function collectListened() {
+    document.dispatchEvent(new CustomEvent('__webrig_hooks_ask'));
+  }
+
+  // Whether `el` (visible, with a box, and no interactive role of its own)
+  // is something a person could click: the page listens on it for clicks,
+  // it has an onclick attribute or a tabindex, it is an <a> without href, or
+  // it is styled as clickable (cursor: pointer where its parent's is not, or
+  // an item of a clickable list: the items of a dropdown inherit the cursor
+  // from it).
+  function clickTarget(el, style, view) {
+    if (W.listened.has(el) || el.hasAttribute('onclick')) return true;
+    const tag = el.tagName;
+    if (tag === 'LABEL') return false;
+    if (tag === 'A' && !el.hasAttribute('name')) return true;
+    if (el.tabIndex >= 0 && el.hasAttribute('tabindex')) return true;
+    if (style.cursor !== 'pointer') return false;
+    const p = el.parentElement;
+    if (!p || view.getComputedStyle(p).cursor !== 'pointer') return true;
+    return listItemOf(el, p);
+  }
+  const NOT_ITEMS = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'IMG', 'TD', 'TH', 'TR', 'TBODY', 'THEAD', 'BR', 'SVG', 'svg']);
+  // An item of a list its parent holds: a <li>, or one of two or more
+  // siblings of the same tag and class, each with a little text.
+  function listItemOf(el, p) {
+    if (NOT_ITEMS.has(el.tagName)) return false;
+    const text = el.textContent;
+    if (!text || text.length > 200 || !/[\p{L}\p{N}]/u.test(text)) return false;
+    if (el.tagName === 'LI') return true;
+    if (!el.className || typeof el.className !== 'string') return false;
+    let same = 0;
+    let n = 0;
+    for (let k = p.firstElementChild; k && n < 50; k = k.nextElementSibling, n++) {
+      if (k !== el && k.tagName === el.tagName && k.className === el.className) same++;
+    }
+    return same > 0;
+  }
+
+  // A name for a control that has none from its content: its title, the
+  // label of the icon drawn in it (an <svg><title>, an <img alt>, a child's
+  // aria-label or title), then its description.
+  function fallbackName(el) {
+    const title = el.getAttribute('title');
+    if (title && title.trim()) return norm(title);
+    const inner = el.querySelector('[aria-label], [title], img[alt], svg > title');
+    if (inner) {
+      const t = inner.tagName.toLowerCase() === 'title' ? inner.textContent
+        : inner.getAttribute('aria-label') || inner.getAttribute('title') || inner.getAttribute('alt');
+      if (t && t.trim()) return norm(t);
+    }
+    const described = byIds(el, 'aria-describedby');
+    // A description may be hidden (a tooltip's text): it still counts.
+    if (described.length) return norm(described.map((n) => textOf(n, 1) || n.textContent).join(' '));
+    return '';
+  }
+
+  // Icon sets name their glyphs in class names (`fa-reply`, `icon-send`,
+  // `bi-trash`) or in SVG sprite references (`<use href="#icon-back">`).
+  const ICON_CLASS = /^(?:icons?|fa[srlbdt]?|bi|glyphicon|ti|tabler|mdi|ion|ionicons?|la[srb]?|octicon|codicon|ri|bx[sl]?|fe|feather|lucide|ph|heroicon|ico|gg|uil|entypo|typcn|wi|flaticon|material-icons|material-symbols)[-_]+([a-z][\w-]*)$/i;
+  const GENERIC_CLASS = /^(?:(?:xs|sm|md|lg|xl|[0-9]+x|fw|solid|regular|light|thin|brands|duotone|outline|outlined|filled|fill|rounded|sharp|spin|pulse|border|inverse|stack|flip|rotate|size|color)(?:[-_].*)?|[0-9].*)$/i;
+  // Words that say "this is a control" rather than which one.
+  const FILLER = new Set(['btn', 'button', 'icon', 'icons', 'action', 'actions', 'item', 'link', 'js', 'ui', 'wrapper', 'container',
+    'control', 'clickable', 'toolbar', 'tool', 'svg', 'img', 'image', 'glyph', 'symbol', 'active', 'selected', 'disabled',
+    'hover', 'focus', 'left', 'right', 'small', 'large', 'big', 'default', 'primary', 'secondary', 'round', 'circle', 'inline']);
+  // A hint drawn from class names (`"reply" (from class)`) or an icon
+  // font's ligature (`"send" (from icon)`): [text, source] or null.
+  function hintOf(el) {
+    const ligature = el.childElementCount === 0 ? norm(el.textContent) : '';
+    if (/^[a-z][a-z0-9_]{1,30}$/.test(ligature) && /icon|symbol|material/i.test(String(el.className))) return [ligature.replace(/_/g, ' '), 'icon'];
+    const seen = [el, ...el.querySelectorAll('i, span, svg, use, img')].slice(0, 8);
+    for (const n of seen) {
+      const lig = n !== el && n.childElementCount === 0 ? norm(n.textContent) : '';
+      if (/^[a-z][a-z0-9_]{1,30}$/.test(lig) && /icon|symbol|material/i.test(String(n.getAttribute('class') || ''))) return [lig.replace(/_/g, ' '), 'icon'];
+      const href = n.tagName === 'use' ? n.getAttribute('href') || n.getAttribute('xlink:href') || '' : '';
+      const sprite = /#(?:icon[-_])?([a-z][\w-]*)$/i.exec(href);
+      if (sprite) return [words(sprite[1]), 'icon'];
+      const cls = (n.getAttribute('class') || '').split(/\s+/);
+      for (const c of cls) {
+        const m = ICON_CLASS.exec(c);
+        if (m && !GENERIC_CLASS.test(m[1])) return [words(m[1]), 'class'];
+      }
+    }
+    for (const n of seen) {
+      for (const c of (n.getAttribute('class') || '').split(/\s+/).reverse()) {
+        const w = classWords(c);
+        if (w) return [w, 'class'];
+      }
+    }
+    return null;
+  }
+  const words = (s) => s.replace(/[-_]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().trim();
+  // A class name's meaningful words (`tweet-reply-btn` → "tweet reply"),
+  // or '' for generated names (`css-1x2y3z`, `_3kTq`) and pure filler.
+  function classWords(c) {
+    if (!/^[a-zA-Z][a-zA-Z-_]{2,39}$/.test(c) || /^(?:css|sc|jsx|svelte|emotion|styled)[-_]/.test(c)) return '';
+    const parts = words(c).split(' ').filter((w) => w.length > 1 && !FILLER.has(w) && !/^(?:is|has|js|u|c|m|l|o)$/.test(w));
+    // Hashed names mix cases and consonant runs: keep only plain words.
+    if (!parts.length || parts.some((w) => !/^[a-z]+$/.test(w) || !/[aeiouy]/.test(w))) return '';
+    return parts.join(' ');
   }
 
   function resolve(ref) {

@@ -12,8 +12,17 @@
     return ref;
   }
 
+  // Hands `item` (for `el`) a ref.
+  function giveRef(item, el, sig, st) {
+    item.ref = refFor(el, sig, st);
+    st.refs++;
+  }
+
+  // A name longer than this is not a name: the content shows instead.
+  const NAME_MAX = 100;
+
   // Builds the item tree into `out`: {t:'el', role, name, info, ref, kids} |
-  // {t:'text', s} | WS | SEP | {t:'frame', i, name}.
+  // {t:'text', s, n} | WS | SEP | {t:'frame', i, name}.
   function visit(node, st, parentVisible, inLabel, out) {
     if (st.stop) return;
     if (node.nodeType === 3) {
@@ -21,7 +30,7 @@
       // \s takes in no-break spaces too: they print as plain spaces.
       const s = node.data.replace(/\s+/g, ' ');
       if (s === ' ') pushWs(out);
-      else if (s) out.push({ t: 'text', s });
+      else if (s) { out.push({ t: 'text', s, n: node }); st.text += s.length; }
       return;
     }
     if (node.nodeType === 11) { visitKids(node.childNodes, st, parentVisible, inLabel, out); return; }
@@ -43,15 +52,12 @@
       out.push({ t: 'frame', i: W.pending.length - 1, name: nameOf(el, role) });
       return;
     }
-    if (!role && visible && style.cursor === 'pointer' && el.tagName !== 'LABEL') {
-      const p = el.parentElement;
-      const pc = p ? view.getComputedStyle(p).cursor : 'auto';
-      if (pc !== 'pointer' && hasBox(el)) role = 'clickable';
-    }
     if (!role && el.tagName === 'SUMMARY') role = 'button';
-    if (!role && el.tabIndex >= 0 && el.hasAttribute('tabindex') && hasBox(el)) role = 'clickable';
+    // Something a person could click without a role that says so.
+    const click = visible && !INTERACTIVE.has(role) && clickTarget(el, style, view) && hasBox(el);
+    if (click && !role) role = 'clickable';
     const label = el.tagName === 'LABEL' && el.control ? true : inLabel;
-    const childless = (role === 'combobox' && el.tagName === 'SELECT') || role === 'textbox' || role === 'searchbox';
+    const childless = (role === 'combobox' && el.tagName === 'SELECT') || role === 'textbox' || role === 'searchbox' || TYPED_INPUTS.has(role);
     const block = isBlock(style.display);
     if (!role || !visible) {
       // A plain container's content joins its parent's flow, set apart
@@ -62,21 +68,100 @@
       if (block) pushSep(out);
       return;
     }
+    const refsBefore = st.refs;
     const kids = childless ? [] : visitKids(childrenOf(el), st, visible, label, []);
+    if (click) { clickItem(el, role, block, kids, st.refs - refsBefore, st, out); return; }
     const name = nameOf(el, role);
-    const item = { t: 'el', role, name, info: states(el, role), ref: null, kids, block };
+    const item = { t: 'el', el, role, name, info: states(el, role), ref: null, kids, block };
     // A control drawn by its label (a hidden checkbox behind a styled label)
     // is still one an agent can act on: actions aim at the label.
     const reachable = hasBox(el) || (el.labels && [...el.labels].some((l) => hasBox(l)));
     if (INTERACTIVE.has(role) && reachable) {
-      item.ref = refFor(el, role + '|' + name, st);
+      giveRef(item, el, role + '|' + name, st);
       if (role === 'link' && st.urls && el.href) item.url = String(el.href);
+      if (!name) named(item, el);
     }
     if (NAME_FROM_CONTENT.has(role) && name) {
       // Its text is its name: keep only nested things an agent can act on.
       item.kids = flattenRefs(kids);
     }
     out.push(item);
+  }
+
+  // A ref'd control without a name gets the best one left: a title, an
+  // icon's label, a description, else a hint from its classes or icon.
+  function named(item, el) {
+    item.name = fallbackName(el);
+    if (item.name) return;
+    const hint = hintOf(el);
+    if (hint) { item.name = hint[0]; item.hint = hint[1]; }
+  }
+
+  // An element a person could click that has no interactive role (a span
+  // with a click listener, a pointer-styled list item). Its own text is its
+  // name when short; clickable things inside keep refs of their own, never
+  // folded into its line. A box whose content is only such things (a menu
+  // of items, a row of icons) is a container, not a control: no ref.
+  function clickItem(el, role, block, kids, inner, st, out) {
+    const own = ownText(kids, NAME_MAX + 1);
+    if (inner > 5 || (inner > 0 && !own)) {
+      if (role === 'clickable') { spill(out, kids, block); return; }
+      out.push({ t: 'el', el, role, name: nameOf(el, role), info: states(el, role), ref: null, kids, block });
+      return;
+    }
+    const item = { t: 'el', el, role, name: role === 'clickable' ? nameOf(el, null) : nameOf(el, role), info: states(el, role), ref: null, kids, block };
+    const flat = own.length <= NAME_MAX && !structured(kids);
+    if (!item.name && own && flat) {
+      item.name = own;
+      // An icon font's ligature (`<span class="material-icons">send</span>`).
+      if (/^[a-z][a-z0-9_]{1,30}$/.test(own) && /icon|symbol|material/i.test(String(el.className))) item.hint = 'icon';
+    }
+    giveRef(item, el, 'clickable|' + item.name, st);
+    if (!item.name && !own) named(item, el);
+    // A card: named by its first heading, its content shown beneath.
+    if (!item.name && !flat) item.name = headingIn(kids);
+    if (item.name && flat) item.kids = flattenRefs(kids);
+    out.push(item);
+  }
+
+  function headingIn(items) {
+    for (const k of items) {
+      if (k.t !== 'el') continue;
+      if (k.role === 'heading') return k.name;
+      const inner = k.ref === null ? headingIn(k.kids) : '';
+      if (inner) return inner;
+    }
+    return '';
+  }
+
+  // The text of `items` outside elements with refs, up to `max` characters.
+  function ownText(items, max) {
+    let s = '';
+    const add = (list) => {
+      for (const k of list) {
+        if (s.length > max) return;
+        if (k === WS || k === SEP) s += ' ';
+        else if (k.t === 'text') s += k.s;
+        else if (k.t === 'el' && k.ref === null) add(k.kids);
+      }
+    };
+    add(items);
+    return norm(s);
+  }
+  // Whether items hold structure of their own (a list, a heading, a table)
+  // that a one-line name would flatten away.
+  function structured(items) {
+    return items.some((k) => k.t === 'frame' || (k.t === 'el' && k.ref === null && (k.block || structured(k.kids))));
+  }
+  // Appends items to a parent's flow as if they were its own.
+  function spill(out, items, block) {
+    if (block) pushSep(out);
+    for (const k of items) {
+      if (k === WS) pushWs(out);
+      else if (k === SEP) pushSep(out);
+      else out.push(k);
+    }
+    if (block) pushSep(out);
   }
 
   function flattenRefs(items) {
@@ -99,16 +184,26 @@
   // `paragraph: The @e5 "quick" fox …` rather than a line per run and link.
   // That is what keeps a link-dense article (3,300 links on wikipedia-2)
   // under the node cap with every link still carrying its ref.
+  //
+  // Text is shortened only when the page's text is over the snapshot's
+  // text budget (st.clipping), and a shortened line says how to read the
+  // rest: `… (+312 chars: text @e41)`. Refs are never dropped.
+  const ref = (it, st) => '@' + st.prefix + 'e' + it.ref;
+  function nameOf_(it, st) {
+    const max = st.clipping ? NAME_MAX : 4 * NAME_MAX;
+    if (it.name.length <= max) return JSON.stringify(it.name) + (it.hint ? ' (from ' + it.hint + ')' : '');
+    return JSON.stringify(clip(it.name, max)) + ' (+' + (it.name.length - max + 1) + ' chars: text ' + ref(it, st) + ')';
+  }
   function lineOf(it, st) {
-    let line = (it.ref !== null ? '@' + st.prefix + 'e' + it.ref + ' ' : '') + it.role;
-    if (it.name) line += ' ' + JSON.stringify(clip(it.name, 100));
+    let line = (it.ref !== null ? ref(it, st) + ' ' : '') + it.role;
+    if (it.name) line += ' ' + (it.ref !== null ? nameOf_(it, st) : JSON.stringify(clip(it.name, NAME_MAX)));
     if (it.info) line += ' ' + it.info;
     if (it.url) line += ' → ' + it.url;
     return line;
   }
   function tokenOf(it, st) {
-    let tok = '@' + st.prefix + 'e' + it.ref + (it.role === 'link' ? '' : ' ' + it.role);
-    if (it.name) tok += ' ' + JSON.stringify(clip(it.name, 100));
+    let tok = ref(it, st) + (it.role === 'link' ? '' : ' ' + it.role);
+    if (it.name) tok += ' ' + nameOf_(it, st);
     if (it.info) tok += ' ' + it.info;
     if (it.url) tok += ' → ' + it.url;
     return tok;
@@ -135,12 +230,15 @@
     return out;
   }
 
-  // A flow's text is clipped (st.textClip characters in all), its refs never:
-  // past the budget, text between refs shrinks to '…'.
-  function flowText(flow, st) {
+  // A flow's text: when clipping, st.textClip characters in all, its refs
+  // never (past the budget, text between refs shrinks to '…'), and the
+  // line ends with how much was left out and where to read it (`owner`, the
+  // element whose line it is, else the element that holds the flow).
+  function flowText(flow, st, owner) {
     let out = '';
-    let budget = st.textClip;
+    let budget = st.clipping ? st.textClip : Infinity;
     let elided = false;
+    let omitted = 0;
     // A separator shows only between two things it separates, once.
     let sep = false;
     let any = false;
@@ -150,68 +248,154 @@
       if (sep) { if (budget > 0) out += ' · '; sep = false; }
       any = true;
       if (k.t === 'text') {
-        if (budget <= 0) { if (!elided && hasWords(k.s)) { out += '…'; elided = true; } continue; }
+        if (budget <= 0) {
+          omitted += k.s.length;
+          if (!elided && hasWords(k.s)) { out += '…'; elided = true; }
+          continue;
+        }
         const piece = clip(k.s, Math.max(budget, 2));
         budget -= piece.length;
         out += piece;
-        elided = piece.endsWith('…');
+        elided = piece.length < k.s.length;
+        if (elided) omitted += k.s.length - piece.length + 1;
       } else {
         out += ' ' + tokenOf(k, st) + ' ';
         elided = false;
       }
     }
-    return norm(out);
+    out = norm(out);
+    if (omitted > 0) {
+      const at = readRef(owner, flow, st);
+      out += ' (+' + omitted + ' chars' + (at ? ': text ' + at : '') + ')';
+    }
+    return out;
   }
 
-  function emitFlow(flow, depth, st, lines) {
+  // A ref to read a shortened line's whole text from: its element's ref,
+  // or one handed to the element holding the flow.
+  function readRef(owner, flow, st) {
+    if (owner && owner.ref !== null) return ref(owner, st);
+    const el = owner ? owner.el : holder(flow);
+    if (!el) return null;
+    const r = refFor(el, 'clickable|', st);
+    if (owner) owner.ref = r;
+    return '@' + st.prefix + 'e' + r;
+  }
+  // The nearest element holding every text of a flow.
+  function holder(flow) {
+    const texts = flow.filter((k) => k.n);
+    if (!texts.length) return null;
+    const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    const chain = new Set();
+    for (let n = up(texts[0].n); n; n = up(n)) chain.add(n);
+    let n = up(texts[texts.length - 1].n);
+    while (n && !chain.has(n)) n = up(n);
+    return n;
+  }
+
+  function emitFlow(flow, depth, st, lines, owner) {
     const words = flow.some((k) => k.t === 'text' && hasWords(k.s));
     const refs = flow.filter((k) => k.t === 'el');
-    if (st.interactive || !words) {
+    if (st.interactive) {
+      if (refs.length) context(st, lines);
+      else if (words) remember(flow, st);
+      for (const r of refs) emitItem(r, 0, st, lines);
+      return;
+    }
+    if (!words) {
       // No text around them: each ref on its own line.
-      for (const r of refs) emitItem(r, st.interactive ? 0 : depth, st, lines);
+      for (const r of refs) emitItem(r, depth, st, lines);
       return;
     }
     if (st.depth !== null && depth > st.depth) return;
-    push(lines, st, depth, 'text: ' + flowText(flow, st));
+    push(lines, st, depth, 'text: ' + flowText(flow, st, owner));
+  }
+
+  // `-i` keeps the line above each group of refs that says what they are
+  // for: the nearest heading, named group (a fieldset's legend, a dialog,
+  // a table's caption) or short line of text (a calendar's month title).
+  const CONTEXT_ROLES = new Set(['heading', 'group', 'dialog', 'alertdialog', 'form', 'region', 'table', 'radiogroup',
+    'tabpanel', 'menu', 'toolbar', 'tablist', 'listbox', 'tree', 'grid']);
+  const CONTEXT_MAX = 60;
+  const CELLS = new Set(['cell', 'columnheader', 'rowheader', 'gridcell']);
+  function remember(flow, st) {
+    if (st.inCell) return;
+    let n = 0;
+    for (const k of flow) if (k.t === 'text') n += k.s.length;
+    if (n > 2 * CONTEXT_MAX) { st.ctx = null; return; }
+    const text = flowText(flow, st, null);
+    st.ctx = text.length <= CONTEXT_MAX ? 'text: ' + text : null;
+  }
+  function context(st, lines) {
+    if (st.ctx) push(lines, st, 0, st.ctx);
+    st.ctx = null;
   }
 
   function emitItem(it, depth, st, lines) {
     if (st.full) return;
     if (it.t === 'frame') {
       if (st.depth !== null && depth > st.depth) return;
-      push(lines, st, depth, 'iframe' + (it.name ? ' ' + JSON.stringify(clip(it.name, 100)) : ''));
+      push(lines, st, depth, 'iframe' + (it.name ? ' ' + JSON.stringify(clip(it.name, NAME_MAX)) : ''));
       lines.push([depth + 1, null, it.i]);
       return;
     }
     if (st.interactive) {
-      if (it.ref !== null) push(lines, st, 0, lineOf(it, st));
-      emit(it.kids, 0, st, lines);
+      if (it.ref !== null) {
+        context(st, lines);
+        push(lines, st, 0, lineOf(it, st));
+      } else if (it.name && CONTEXT_ROLES.has(it.role)) {
+        st.ctx = lineOf(it, st);
+      }
+      // A header cell's or a cell's text labels a column, not a group.
+      const cell = CELLS.has(it.role);
+      if (cell) st.inCell++;
+      emit(it.kids, 0, st, lines, it);
+      if (cell) st.inCell--;
       return;
     }
     if (st.depth !== null && depth > st.depth) return;
     const segs = segments(it.kids);
-    let line = lineOf(it, st);
     // A lone flow with words joins its element's line.
     if (segs.length === 1 && segs[0].flow && segs[0].flow.some((k) => k.t === 'text' && hasWords(k.s))) {
-      const text = flowText(segs[0].flow, st);
+      // The line is made first: a ref the flow's marker hands the element
+      // shows in the marker only.
+      let line = lineOf(it, st);
+      const text = flowText(segs[0].flow, st, it);
       if (text && text !== it.name) line += ': ' + text;
       push(lines, st, depth, line);
       return;
     }
-    push(lines, st, depth, line);
-    emitSegments(segs, depth + 1, st, lines);
+    // A bare container of one control (a cell holding a link, a list item
+    // holding a menu item) is one line: `cell: @e42 link "1"`.
+    const only = segs.length === 1 && (segs[0].item || loneRef(segs[0].flow));
+    if (only && only.t === 'el' && only.ref !== null && !only.kids.length && it.ref === null && !it.name && !it.info) {
+      push(lines, st, depth, lineOf(it, st) + ': ' + lineOf(only, st));
+      return;
+    }
+    push(lines, st, depth, lineOf(it, st));
+    emitSegments(segs, depth + 1, st, lines, it);
   }
 
-  function emitSegments(segs, depth, st, lines) {
+  // The one ref of a flow without words, if it has only one.
+  function loneRef(flow) {
+    let found = null;
+    for (const k of flow) {
+      if (k.t === 'el') { if (found) return null; found = k; }
+      else if (k.t === 'text' && hasWords(k.s)) return null;
+    }
+    return found;
+  }
+
+  function emitSegments(segs, depth, st, lines, owner) {
     for (const seg of segs) {
       if (st.full) return;
-      if (seg.flow) emitFlow(seg.flow, depth, st, lines);
+      if (seg.flow) emitFlow(seg.flow, depth, st, lines, owner);
       else emitItem(seg.item, depth, st, lines);
     }
   }
 
-  function emit(items, depth, st, lines) {
-    emitSegments(segments(items), depth, st, lines);
+  function emit(items, depth, st, lines, owner) {
+    emitSegments(segments(items), depth, st, lines, owner);
   }
 
   function push(lines, st, depth, text) {
@@ -227,8 +411,10 @@
     snapshot(opts) {
       W.pending = [];
       W.prefix = opts.prefix;
+      collectListened();
       const st = { next: opts.nextRef, prefix: opts.prefix, interactive: !!opts.interactive, depth: opts.depth ?? null,
         maxNodes: opts.maxNodes, maxChars: opts.maxChars, urls: !!opts.urls, textClip: opts.textClip || 160,
+        textBudget: opts.textBudget || 12000, text: 0, clipping: false, ctx: null, inCell: 0, refs: 0,
         chars: 0, visited: 0, truncated: false, stop: false, full: false };
       let root = document.body || document.documentElement;
       if (opts.scope !== null && opts.scope !== undefined) {
@@ -241,8 +427,10 @@
       const items = [];
       if (root === document.body || root === document.documentElement) visitKids(childrenOf(root), st, true, false, items);
       else visit(root, st, true, false, items);
+      // Text is shortened only on a page with more of it than the budget.
+      st.clipping = st.text > st.textBudget;
       const lines = [];
-      emit(items, 0, st, lines);
+      emit(items, 0, st, lines, null);
       return { lines, nextRef: st.next, truncated: st.truncated, frames: W.pending.length,
         title: document.title, url: location.href };
     },

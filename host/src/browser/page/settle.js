@@ -1,5 +1,34 @@
   // --- Settling: what an action set off, waited for before it returns. ---
 
+  // Asks the main-world hooks (hooks.js) how long until the last short timer
+  // the action set off fires: ms, or -1 for none (or no hooks: a page that
+  // was loaded before webrig attached).
+  addEventListener('__webrig_hooks_reply', (e) => { W.timersDue = Number(e.detail); }, true);
+  function shortTimers() {
+    W.timersDue = -1;
+    document.dispatchEvent(new CustomEvent('__webrig_hooks_timers'));
+    return Number.isFinite(W.timersDue) ? W.timersDue : -1;
+  }
+  const hooksWatch = (on) => document.dispatchEvent(new CustomEvent('__webrig_hooks_watch', { detail: on ? 'on' : 'off' }));
+
+  // Properties whose transition shows, hides or moves something.
+  const REVEALING = /^(?:all|opacity|visibility|display|content-visibility|transform|translate|scale|rotate|clip-path|(?:max-|min-)?(?:height|width)|top|left|right|bottom|inset.*|margin.*)$/;
+  // A transition or finite animation the action started, on an element the
+  // action changed or inside one (a submenu sliding open, a panel fading
+  // in). A button's own :hover transition changes no element, so it is not
+  // waited for.
+  function started(a) {
+    if (!live(a)) return false;
+    const t = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+    if (!t || !Number.isFinite(t.endTime)) return false;
+    if (a.startTime !== null && a.startTime < W.watchedAt) return false;
+    const props = a.transitionProperty ? [a.transitionProperty]
+      : (a.effect.getKeyframes ? a.effect.getKeyframes().flatMap((k) => Object.keys(k)).map((p) => p.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())) : []);
+    if (!props.some((p) => REVEALING.test(p))) return false;
+    for (let n = a.effect.target; n; n = parentOf(n)) if (W.touched.has(n)) return true;
+    return false;
+  }
+
   Object.assign(lib, {
     // Starts counting what an action sets off: DOM changes, and the frames
     // and timers the page asks for (by their ids), so settle() knows what to
@@ -9,11 +38,17 @@
       W.mutations = 0;
       W.restyles = 0;
       W.urlBefore = location.href;
+      W.touched = new Set();
+      W.watchedAt = document.timeline.currentTime || 0;
+      hooksWatch(true);
       W.frameId = frameProbe();
       W.timerId = timerProbe();
       W.mo = new MutationObserver((list) => {
         W.mutations += list.length;
-        for (const m of list) if (m.attributeName === 'style') W.restyles++;
+        for (const m of list) {
+          if (m.attributeName === 'style') W.restyles++;
+          if (W.touched.size < 1000) W.touched.add(m.target);
+        }
       });
       W.mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       return true;
@@ -29,12 +64,16 @@
     //    asked for (our frame callback runs after theirs), and by zero-delay
     //    timers those callbacks set; then frame after frame while each one
     //    changes the DOM and asks for another (a render spread over frames);
-    //  - CSS transitions and animations the changes started get one frame, so
-    //    they have begun when the caller looks.
+    //  - timers of up to 300 ms the handlers set, or those timers set in
+    //    turn (a hover menu that opens after a delay), counted by the
+    //    main-world hooks; then the rendering they set off, as above;
+    //  - CSS transitions and finite animations that show, hide or move an
+    //    element the action changed (or one inside it), to their end.
     // Nothing changed and nothing asked for: it returns at once. Changed and
     // nothing asked for: the changes are complete, a snapshot reads them
     // directly (style and layout are computed when read), so no frame either.
-    // Not awaited: timers with a delay, network responses, tasks the page
+    // Not awaited: longer timers, a timer re-arming itself (a poll, a
+    // clock), a button's own :hover transition, network responses, tasks the page
     // posts otherwise (postMessage, scheduler.postTask), resize and
     // intersection observers (they run after frame callbacks, in rendering);
     // `wait` is for those.
@@ -49,16 +88,31 @@
       // Style attributes rewritten every frame are a script animation, not a render.
       const changes = () => W.mutations - W.restyles;
       const changed = () => W.mutations > 0 || location.href !== W.urlBefore;
-      if (asked('timerId', timerProbe)) await sleep(0);
-      let more = asked('frameId', frameProbe) || (changed() && document.getAnimations().some((a) => a.pending));
-      while (more && left() > 0) {
-        const before = changes();
-        await frameWithin(left());
-        // Returning from inside the frame saves its rendering step (~3 ms
-        // for a list re-render): a snapshot computes what it reads anyway.
+      const render = async () => {
         if (asked('timerId', timerProbe)) await sleep(0);
-        more = asked('frameId', frameProbe) && changes() !== before;
+        let more = asked('frameId', frameProbe) || (changed() && document.getAnimations().some((a) => a.pending));
+        while (more && left() > 0) {
+          const before = changes();
+          await frameWithin(left());
+          // Returning from inside the frame saves its rendering step (~3 ms
+          // for a list re-render): a snapshot computes what it reads anyway.
+          if (asked('timerId', timerProbe)) await sleep(0);
+          more = asked('frameId', frameProbe) && changes() !== before;
+        }
+      };
+      await render();
+      // Short timers the action set off (a menu that opens 200 ms after the
+      // hover), and what each of them sets off in turn.
+      for (let due = shortTimers(); due >= 0 && left() > 0; due = shortTimers()) {
+        await sleep(Math.min(due + 1, left()));
+        await render();
       }
+      // Then the transitions those changes started, to their end.
+      if (changed() && left() > 0) {
+        const mine = document.getAnimations().filter(started);
+        if (mine.length) await Promise.race([Promise.all(mine.map((a) => a.finished.catch(() => null))), sleep(left())]);
+      }
+      hooksWatch(false);
       W.mo.disconnect();
       W.mo = null;
       return W.mutations;

@@ -26,6 +26,7 @@ mod e2e {
     pub mod sessions;
     pub mod snapshot;
     pub mod tabs;
+    pub mod widgets;
     pub mod workflows;
 }
 

@@ -275,7 +275,11 @@ fn snapshot_options_narrow_the_outline() {
             );
         }
     }
-    for context in ["heading \"Store\" h1", "form \"Checkout\"", "group \"Shipping\""] {
+    for context in [
+        "heading \"Store\" h1",
+        "form \"Checkout\"",
+        "group \"Shipping\"",
+    ] {
         assert!(lines.contains(&context), "{context} in\n{interactive}");
     }
     assert_eq!(

@@ -328,27 +328,36 @@ both_transports!(settling_waits_for_what_the_action_set_off, |s| {
             .contains("button \"Appeared\""),
         "{clicked}"
     );
-    // The page's clock (a timer that re-arms itself every 100 ms) and a
-    // button's :hover transition are not the action's: they are not waited
-    // for. Measured by the page, not by a timer here: the clock advances
-    // by at most a few ticks across five hovers.
-    let read = |s: &SessionGuard| -> i64 {
-        s.ok("text", json!({ "target": "#clock" }))["text"]
-            .as_str()
-            .unwrap_or_default()
-            .trim()
-            .parse()
-            .unwrap_or(-1)
-    };
-    let before = read(&s);
-    for _ in 0..5 {
-        s.ok("hover", json!({ "target": "#lift" }));
-        s.ok("hover", json!({ "target": "#later" }));
-    }
-    let ticks = read(&s) - before;
-    // Waiting on the clock would add a tick (100 ms) per hover.
-    assert!(
-        (0..12).contains(&ticks),
-        "ten hovers took {ticks} clock ticks"
+    // What the hooks count, asked in the page's own world as settling asks:
+    // a fresh short timer set while an action runs is counted; the page's
+    // clock (a callback it scheduled before) and a long timer are not.
+    let probe = r#"(() => {
+        const ask = () => { let r = null; const f = (e) => { r = e.detail; };
+          document.addEventListener('__webrig_hooks_reply', f);
+          document.dispatchEvent(new CustomEvent('__webrig_hooks_timers'));
+          document.removeEventListener('__webrig_hooks_reply', f); return Number(r); };
+        const watch = (on) => document.dispatchEvent(new CustomEvent('__webrig_hooks_watch', { detail: on ? 'on' : 'off' }));
+        watch(true);
+        setTimeout(tick, 200);
+        setTimeout(() => {}, 5000);
+        const idle = ask();
+        const fresh = setTimeout(() => {}, 200);
+        const counted = ask();
+        clearTimeout(fresh);
+        const cleared = ask();
+        watch(false);
+        return [idle, counted > 150 && counted <= 200, cleared];
+      })()"#;
+    assert_eq!(
+        s.ok("eval", json!({ "script": probe }))["value"],
+        json!([-1, true, -1])
     );
+
+    // An endless chain of fresh short timers holds a click to the settle's
+    // bound (1 s), not to the command's timeout.
+    let storm = s.daemon.request(json!({
+        "session": s.name, "command": "click", "timeout_ms": 5000, "args": { "target": "#storm" }
+    }));
+    assert_eq!(storm["ok"], true, "{storm}");
+    s.ok("text", json!({ "target": "#clock" }));
 });

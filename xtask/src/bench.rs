@@ -41,7 +41,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Only `eval 1`, snapshots and clicks (a few minutes with the
         // corpus): `cargo xtask bench pages`.
         setup::ensure_browser()?;
-        setup::build_bins(true)?;
+        setup::build_rig_bins()?;
         let rig = Rig::start("release")?;
         rig.run_ok(&["goto", &rig.url("index.html")])?;
         let mut evals = evals(&rig, runs)?;

@@ -38,6 +38,23 @@ pub fn build_bins(release: bool) -> Result<(), String> {
     cargo(&args)
 }
 
+/// Only the daemon and the fixture web, in release (what `Rig` runs): the
+/// bench binaries' link-time optimisation is most of a full release build.
+pub fn build_rig_bins() -> Result<(), String> {
+    cargo(&[
+        "build",
+        "--release",
+        "--package",
+        "webrig",
+        "--bin",
+        "webrig",
+        "--package",
+        "webrig-tests",
+        "--bin",
+        "fixture-web",
+    ])
+}
+
 pub fn cargo(args: &[&str]) -> Result<(), String> {
     cargo_env(args, &[])
 }

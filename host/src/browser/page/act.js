@@ -26,13 +26,13 @@
     return !p || p.nodeType !== 1 || getComputedStyle(p).cursor !== 'pointer';
   }
   // What a click at `el` activates: the nearest element on the composed
-  // path that takes clicks or is styled as clickable (a label stands for its
-  // control). Null when nothing on the path is one.
+  // path that takes clicks, is styled as clickable or has a click listener
+  // (a label stands for its control). Null when nothing on the path is one.
   function activated(el) {
     for (let n = el; n; n = parentOf(n)) {
       if (n.nodeType !== 1) continue;
       if (takesClicks(n)) return n.tagName === 'LABEL' && n.control ? n.control : n;
-      if (pointerOrigin(n)) return n;
+      if (pointerOrigin(n) || W.listened.has(n)) return n;
     }
     return null;
   }

@@ -361,3 +361,50 @@ both_transports!(settling_waits_for_what_the_action_set_off, |s| {
     assert_eq!(storm["ok"], true, "{storm}");
     s.ok("text", json!({ "target": "#clock" }));
 });
+
+both_transports!(tables_read_a_row_a_line_and_sort_by_their_headers, |s| {
+    let page = open(&s, "table.html");
+    // Rows of plain cells print on one line; clickable headers have refs.
+    let rows: Vec<&str> = page
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("row: "))
+        .collect();
+    assert_eq!(rows.len(), 4, "{page}");
+    assert!(
+        rows[0].ends_with("columnheader \"Customer\" | Total"),
+        "{page}"
+    );
+    assert_eq!(
+        &rows[1..],
+        [
+            "row: 1003 | Grace | $30",
+            "row: 1001 | Ada | $10",
+            "row: 1002 | Alan | $20"
+        ]
+    );
+    let sorted = s.ok(
+        "click",
+        json!({ "target": ref_of(&page, "columnheader \"Order\""), "snapshot_after": "full" }),
+    );
+    let after = sorted["snapshot"].as_str().unwrap_or_default();
+    let order: Vec<&str> = after
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("row: 10"))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "row: 1001 | Ada | $10",
+            "row: 1002 | Alan | $20",
+            "row: 1003 | Grace | $30"
+        ]
+    );
+    // A dialog's close glyph is a ref of its own.
+    s.ok(
+        "click",
+        json!({ "target": ref_of(&page, "clickable \"×\"") }),
+    );
+    assert!(!snap(&s, json!({})).contains("dialog \"Notice\""));
+});

@@ -31,10 +31,12 @@
     'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'clickable', ...TYPED_INPUTS]);
   const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider', ...TYPED_INPUTS]);
   const LANDMARK_TAGS = { NAV: 'navigation', MAIN: 'main', ASIDE: 'complementary', ARTICLE: 'article', DIALOG: 'dialog',
-    UL: 'list', OL: 'list', MENU: 'list', LI: 'listitem', TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TFOOT: 'rowgroup',
+    UL: 'list', OL: 'list', MENU: 'list', LI: 'listitem', TABLE: 'table',
     TR: 'row', TD: 'cell', P: 'paragraph', BLOCKQUOTE: 'blockquote', FIELDSET: 'group', PROGRESS: 'progressbar', METER: 'meter',
     TEXTAREA: 'textbox', OPTION: 'option', DL: 'list', DT: 'term', DD: 'definition', FIGURE: 'figure', HR: 'separator',
     OUTPUT: 'status', CODE: 'code', PRE: 'code', SUMMARY: 'summary', IFRAME: 'iframe', FRAME: 'iframe' };
+  // (A table's head, body and foot sections carry no line of their own: rows
+  // show directly under their table.)
   // Elements that name their parent (fieldset, table, figure) rather than stand alone.
   const NAMING = new Set(['LEGEND', 'CAPTION', 'FIGCAPTION']);
 

@@ -354,6 +354,9 @@
       return;
     }
     if (st.depth !== null && depth > st.depth) return;
+    // A table row of plain cells is one line: `row: 1003 | Grace | $30`.
+    const cells = it.role === 'row' && it.ref === null ? rowText(it, st) : null;
+    if (cells !== null) { push(lines, st, depth, lineOf(it, st) + ': ' + cells); return; }
     const segs = segments(it.kids);
     // A lone flow with words joins its element's line.
     if (segs.length === 1 && segs[0].flow && segs[0].flow.some((k) => k.t === 'text' && hasWords(k.s))) {
@@ -374,6 +377,29 @@
     }
     push(lines, st, depth, lineOf(it, st));
     emitSegments(segs, depth + 1, st, lines, it);
+  }
+
+  // A row's cells joined by ` | ` (a cell with a ref shows it, a cell
+  // holding one control shows that control), or null when a cell holds more
+  // than a line (a list, a nested table, two controls).
+  function rowText(it, st) {
+    const parts = [];
+    for (const k of it.kids) {
+      if (k === WS || k === SEP) continue;
+      if (k.t !== 'el' || !CELLS.has(k.role)) return null;
+      const segs = segments(k.kids);
+      let text = '';
+      if (segs.length > 1) return null;
+      if (segs.length === 1 && segs[0].flow) text = flowText(segs[0].flow, st, k);
+      else if (segs.length === 1) {
+        const only = segs[0].item;
+        if (only.t !== 'el' || only.ref === null || only.kids.length) return null;
+        text = lineOf(only, st);
+      }
+      if (k.ref !== null) text = lineOf(k, st) + (text && text !== k.name ? ': ' + text : '');
+      parts.push(text);
+    }
+    return parts.length ? parts.join(' | ') : null;
   }
 
   // The one ref of a flow without words, if it has only one.

@@ -340,6 +340,11 @@
       return;
     }
     if (st.interactive) {
+      // A row with controls shows whole: its cells say which row they act on.
+      if (it.role === 'row' && it.ref === null && it.kids.some((k) => k.t === 'el' && hasRef(k))) {
+        const cells = rowText(it, st);
+        if (cells !== null) { context(st, lines); push(lines, st, 0, lineOf(it, st) + ': ' + cells); return; }
+      }
       if (it.ref !== null) {
         context(st, lines);
         push(lines, st, 0, lineOf(it, st));
@@ -401,6 +406,8 @@
     }
     return parts.length ? parts.join(' | ') : null;
   }
+
+  const hasRef = (it) => it.ref !== null || it.kids.some((k) => k.t === 'el' && hasRef(k));
 
   // The one ref of a flow without words, if it has only one.
   function loneRef(flow) {

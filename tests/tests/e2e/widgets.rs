@@ -132,6 +132,20 @@ both_transports!(separately_clickable_things_are_never_merged, |s| {
     );
     assert!(page.contains("link \"Details\""), "{page}");
     assert!(page.contains("Leaves 09:10 from SFO"), "{page}");
+    // A framework's root (listening for every event type) is no control:
+    // its button is a ref, its text is text.
+    assert_eq!(
+        line(&page, "A framework root"),
+        "paragraph: A framework root listens for every event of the little app in it."
+    );
+    let inc = page
+        .lines()
+        .position(|l| l.contains("button \"Add one\""))
+        .expect("Add one");
+    assert!(
+        page.lines().nth(inc).is_some_and(|l| l.starts_with(" @")),
+        "at top level, not under a clickable root\n{page}"
+    );
     let one = page
         .lines()
         .position(|l| l.contains("link \"One\""))

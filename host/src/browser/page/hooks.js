@@ -50,8 +50,20 @@
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   // A Proxy keeps the function's name, length and native-looking source.
+  // Event types each element listens for: a framework's root listens for
+  // dozens (React delegates every event to its container), a control for a
+  // few. Roots are not click targets.
+  const types = new WeakMap();
+  const ROOT_TYPES = 8;
   proto.addEventListener = new Proxy(add, {
     apply(f, self, args) {
+      try {
+        if (self && self.nodeType === 1) {
+          let t = types.get(self);
+          if (!t) types.set(self, (t = new Set()));
+          if (t.size <= ROOT_TYPES) t.add(String(args[0]));
+        }
+      } catch (_) { /* a hostile `this` */ }
       if (CLICKY.has(args[0])) note(self);
       return invoke(f, self, args);
     },
@@ -79,6 +91,8 @@
     for (const w of fresh) {
       const el = w.deref();
       if (!el) continue;
+      const t = types.get(el);
+      if (t && t.size > ROOT_TYPES) continue;
       if (el.isConnected) el.dispatchEvent(new Custom(MARK, { composed: true }));
       else keep.push(w);
     }

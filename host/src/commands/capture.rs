@@ -112,7 +112,7 @@ impl Command for Screenshot {
             format.extension(),
         )?;
         let area = match (&self.target, self.full) {
-            (Some(sel), _) => Area::Element(sel),
+            (Some(sel), _) => Area::Element(sel, cx.deadline()),
             (None, true) => Area::FullPage,
             (None, false) => Area::Viewport,
         };

@@ -32,6 +32,8 @@ const MAX_FRAMES: usize = 64;
 const MAX_DEPTH: u32 = 8;
 /// How often a target with no match yet is looked for again.
 const POLL: Duration = Duration::from_millis(100);
+/// Left of the deadline when the wait gives up, to report why in time.
+const MARGIN: Duration = Duration::from_millis(300);
 
 /// One visible match.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -248,7 +250,7 @@ pub async fn resolve(
                 number: f.number,
             });
         }
-        if Instant::now() + POLL >= deadline {
+        if Instant::now() + POLL + MARGIN >= deadline {
             return Err(nothing(locator, &s));
         }
         tokio::time::sleep(POLL).await;

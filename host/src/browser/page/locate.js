@@ -255,7 +255,11 @@
       W.prefix = o.prefix;
       const st = { next: o.nextRef, visited: 0, truncated: false };
       let all;
-      try { all = runParts(o.parts, st); } catch (e) { return { invalid: String(e.message) }; }
+      try {
+        // A bad selector fails here, whether or not the parts before it match.
+        for (const p of o.parts) if (p.engine === 'css') document.createDocumentFragment().querySelector(p.selector);
+        all = runParts(o.parts, st);
+      } catch (e) { return { invalid: String(e.message) }; }
       const shown = [];
       const hidden = [];
       for (const el of all) (visibleEl(el) ? shown : hidden).push(el);

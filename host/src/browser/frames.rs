@@ -91,9 +91,7 @@ impl Target {
             None if raw.starts_with('@') => Err(ApiError::invalid(format!(
                 "{raw:?} is not a ref (refs look like @e12 or @f1e3)"
             ))),
-            None if Locator::is_locator(raw) => {
-                Ok(Target::Locator(Box::new(Locator::parse(raw)?)))
-            }
+            None if Locator::is_locator(raw) => Ok(Target::Locator(Box::new(Locator::parse(raw)?))),
             None => {
                 check_chars(raw)?;
                 Ok(Target::Selector(raw.to_string()))

@@ -123,11 +123,8 @@ fn search_frame<'a>(
             )
             .await?;
         if let Some(why) = v.get("invalid").and_then(Value::as_str) {
-            return Err(ApiError::invalid(format!(
-                "{}: {why}",
-                q.locator.source()
-            ))
-            .with_hint("check the CSS in css= (or in a part without an engine)"));
+            return Err(ApiError::invalid(format!("{}: {why}", q.locator.source()))
+                .with_hint("check the CSS in css= (or in a part without an engine)"));
         }
         // A frame the caller may not see: nothing of it, nor of the frames
         // inside it, is reported (the snapshot withholds the same frames).
@@ -225,11 +222,7 @@ pub async fn resolve(
             None if s.count > 1 => return Err(ambiguous(locator, &s)),
             None if s.count == 1 => s.found.first().cloned(),
             Some(n) if s.count > 0 => {
-                let index = if n < 0 {
-                    s.count as i64 + n
-                } else {
-                    n
-                };
+                let index = if n < 0 { s.count as i64 + n } else { n };
                 if index < 0 || index as usize >= s.count {
                     return Err(ApiError::not_found(format!(
                         "{} picks match {n}, but {} visible element{} match{}",
@@ -269,7 +262,8 @@ async fn pick(frames: &mut Frames, s: &Search, index: usize) -> Result<Found, Ap
             continue;
         }
         let first = frames.next_ref();
-        let args = json!({ "prefix": prefix(ordinal), "nextRef": first, "index": rest, "context": false });
+        let args =
+            json!({ "prefix": prefix(ordinal), "nextRef": first, "index": rest, "context": false });
         let v = frames
             .eval(
                 ordinal,
@@ -286,16 +280,14 @@ async fn pick(frames: &mut Frames, s: &Search, index: usize) -> Result<Found, Ap
         }
         break;
     }
-    Err(ApiError::not_found("the match went away while it was picked")
-        .with_hint("try again, or take a snapshot and use its refs"))
+    Err(
+        ApiError::not_found("the match went away while it was picked")
+            .with_hint("try again, or take a snapshot and use its refs"),
+    )
 }
 
 fn ambiguous(locator: &Locator, s: &Search) -> ApiError {
-    let mut msg = format!(
-        "{} matches {} elements:",
-        locator.source(),
-        s.count
-    );
+    let mut msg = format!("{} matches {} elements:", locator.source(), s.count);
     for f in &s.found {
         msg.push_str("\n  ");
         msg.push_str(&f.line);

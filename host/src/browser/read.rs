@@ -128,7 +128,14 @@ pub async fn html_at_most(
     deadline: Instant,
 ) -> Result<Capped<String>, ApiError> {
     let body = format!("const s = arg.inner ? el.innerHTML : el.outerHTML; {AT_MOST}");
-    let v = on_element(tab, selector, &body, json!({ "inner": inner, "max": max }), deadline).await?;
+    let v = on_element(
+        tab,
+        selector,
+        &body,
+        json!({ "inner": inner, "max": max }),
+        deadline,
+    )
+    .await?;
     Ok(capped_str(v))
 }
 

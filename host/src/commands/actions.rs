@@ -276,11 +276,17 @@ macro_rules! simple_action {
 
             async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
                 let $target = self.target.clone();
-                perform(&mut cx, $past, Some(&self.target), self.snapshot_after, |$tab, $deadline| async move {
-                    let $target = act::pin(&$tab, &$target, $deadline).await?;
-                    $body
-                })
-                    .await
+                perform(
+                    &mut cx,
+                    $past,
+                    Some(&self.target),
+                    self.snapshot_after,
+                    |$tab, $deadline| async move {
+                        let $target = act::pin(&$tab, &$target, $deadline).await?;
+                        $body
+                    },
+                )
+                .await
             }
 
             fn human(out: &Acted) -> String {
@@ -429,11 +435,7 @@ impl Command for Type {
     }
 }
 
-async fn read_value(
-    tab: &Tab,
-    target: &str,
-    deadline: Instant,
-) -> Result<Option<Value>, ApiError> {
+async fn read_value(tab: &Tab, target: &str, deadline: Instant) -> Result<Option<Value>, ApiError> {
     let (mut frames, at) = act::target(tab, target, deadline).await?;
     let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
     Ok(v.get("ok").cloned())

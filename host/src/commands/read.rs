@@ -88,7 +88,8 @@ impl Command for Html {
     async fn run(self, mut cx: Cx) -> Result<HtmlOut, ApiError> {
         let cap = cx.result_bytes();
         let tab = cx.tab().await?;
-        let read = read::html_at_most(&tab, self.target.as_deref(), self.inner, cap, cx.deadline()).await?;
+        let read = read::html_at_most(&tab, self.target.as_deref(), self.inner, cap, cx.deadline())
+            .await?;
         Ok(HtmlOut {
             html: fits::<_, Self>(read, cap)?,
         })

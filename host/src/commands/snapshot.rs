@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Cx, Scope};
 use crate::browser::frames::Target;
-use crate::browser::locate::{self, Locator};
+use crate::browser::locate;
 use crate::browser::snapshot::{self, Options, Snapshot as Shot};
 use crate::error::ApiError;
 
@@ -18,7 +18,7 @@ pub struct Snapshot {
     #[serde(default)]
     pub interactive: bool,
     /// Only the subtree of this element: a ref from an earlier snapshot, or
-    /// a locator or CSS selector that names one element.
+    /// a locator that names one element (role=list, css=#main).
     #[arg(long, value_name = "TARGET")]
     pub scope: Option<String>,
     /// Only this many levels of nesting.
@@ -52,13 +52,14 @@ impl Command for Snapshot {
             return Err(ApiError::invalid("--max-chars must be at least 1"));
         }
         let tab = cx.tab().await?;
-        // A locator or selector scope is the one element it names, as a ref.
-        let scope = match scope {
-            Some(Target::Selector(s)) => Some(Target::Locator(Box::new(Locator::parse(
-                &format!("css={s}"),
-            )?))),
-            other => other,
-        };
+        // A plain selector stays refused, as before locators; css= takes one.
+        if let Some(Target::Selector(s)) = &scope {
+            return Err(ApiError::invalid(format!(
+                "--scope takes a ref like @e12 or a locator, not {s:?}"
+            ))
+            .with_hint(format!("as a CSS selector: --scope 'css={s}'")));
+        }
+        // A locator scope is the one element it names, as a ref.
         let scope = match scope {
             Some(Target::Locator(loc)) => {
                 let mut frames = tab.frames().await;

@@ -31,7 +31,9 @@ const ENGINES: &[&str] = &[
 ];
 
 /// States `role=` takes in brackets besides `name`.
-const STATES: &[&str] = &["checked", "expanded", "selected", "disabled", "pressed", "level"];
+const STATES: &[&str] = &[
+    "checked", "expanded", "selected", "disabled", "pressed", "level",
+];
 
 const HINT: &str = "locators look like text=Stop, text=\"Stop\", role=button[name=\"Stop\"], \
                     label=Email, placeholder=Search, testid=save, css=.item >> nth=1";
@@ -125,10 +127,10 @@ impl Locator {
         for piece in &pieces {
             let piece = piece.trim();
             if piece.is_empty() {
-                return Err(ApiError::invalid(format!(
-                    "{source:?} has an empty part around `>>`"
-                ))
-                .with_hint(HINT));
+                return Err(
+                    ApiError::invalid(format!("{source:?} has an empty part around `>>`"))
+                        .with_hint(HINT),
+                );
             }
             parts.push(part(piece)?);
         }
@@ -201,7 +203,10 @@ pub fn check_chars(raw: &str) -> Result<(), ApiError> {
 fn engine_of(part: &str) -> Option<&'static str> {
     let (head, _) = part.split_once('=')?;
     let head = head.trim();
-    ENGINES.iter().copied().find(|e| e.eq_ignore_ascii_case(head))
+    ENGINES
+        .iter()
+        .copied()
+        .find(|e| e.eq_ignore_ascii_case(head))
 }
 
 /// Splits at `>>` outside quotes. Quotes open only where a value starts
@@ -238,11 +243,10 @@ fn split_chain(raw: &str) -> Result<Vec<&str>, ApiError> {
         i += 1;
     }
     if let Some(q) = quote {
-        return Err(ApiError::invalid(format!(
-            "{raw:?} has an unclosed {} quote",
-            q as char
-        ))
-        .with_hint("close the quote, or escape a quote inside it with \\"));
+        return Err(
+            ApiError::invalid(format!("{raw:?} has an unclosed {} quote", q as char))
+                .with_hint("close the quote, or escape a quote inside it with \\"),
+        );
     }
     parts.push(&raw[start..]);
     Ok(parts)
@@ -398,7 +402,9 @@ fn role(body: &str) -> Result<Part, ApiError> {
             .trim_start();
         if key == "name" {
             let v = val.ok_or_else(|| {
-                ApiError::invalid(format!("role={body}: [name] needs a value: [name=\"Stop\"]"))
+                ApiError::invalid(format!(
+                    "role={body}: [name] needs a value: [name=\"Stop\"]"
+                ))
             })?;
             name = Some(v);
             continue;
@@ -419,7 +425,10 @@ fn role(body: &str) -> Result<Part, ApiError> {
         if !ok || (key == "level" && value.is_none()) {
             return Err(ApiError::invalid(format!(
                 "role={body}: [{key}{}] is not a value it takes",
-                value.as_deref().map(|v| format!("={v}")).unwrap_or_default()
+                value
+                    .as_deref()
+                    .map(|v| format!("={v}"))
+                    .unwrap_or_default()
             ))
             .with_hint(
                 "[checked], [checked=false], [checked=mixed], [expanded=true], [level=2], …",
@@ -427,11 +436,7 @@ fn role(body: &str) -> Result<Part, ApiError> {
         }
         states.push(State { name: key, value });
     }
-    Ok(Part::Role {
-        role,
-        name,
-        states,
-    })
+    Ok(Part::Role { role, name, states })
 }
 
 fn unclosed_bracket(body: &str) -> ApiError {
@@ -488,7 +493,10 @@ mod tests {
     fn text_is_a_substring_bare_and_exact_quoted() {
         assert_eq!(parts("text=Stop  now"), [Part::Text(m("Stop now", false))]);
         assert_eq!(parts("text=\"Stop\""), [Part::Text(m("Stop", true))]);
-        assert_eq!(parts("text='Say \\'hi\\''"), [Part::Text(m("Say 'hi'", true))]);
+        assert_eq!(
+            parts("text='Say \\'hi\\''"),
+            [Part::Text(m("Say 'hi'", true))]
+        );
         assert_eq!(parts("\"Stop\""), [Part::Text(m("Stop", true))]);
         assert_eq!(parts("text=Don't"), [Part::Text(m("Don't", false))]);
     }
@@ -607,7 +615,11 @@ mod tests {
                 Some(ErrorCode::InvalidArgument),
                 "{bad:.60}"
             );
-            assert!(!e.map(|e| e.message().to_string()).unwrap_or_default().is_empty());
+            assert!(
+                !e.map(|e| e.message().to_string())
+                    .unwrap_or_default()
+                    .is_empty()
+            );
         }
     }
 

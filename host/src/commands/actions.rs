@@ -1,6 +1,7 @@
 //! Action commands: click, dblclick, hover, focus, type, fill, press, select,
-//! check, uncheck, scroll, drag, upload. Each resolves its target (ref or CSS
-//! selector), checks actionability, acts with trusted input and settles.
+//! check, uncheck, scroll, drag, upload. Each resolves its target (ref, CSS
+//! selector, or a locator resolved once to a ref), checks actionability, acts
+//! with trusted input and settles.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -156,7 +157,7 @@ async fn click_target(
     act::click_at(tab, &pointer, x, y, button, count, mods).await
 }
 
-/// Click an element (a ref like @e5, or a CSS selector).
+/// Click an element (a ref like @e5, a locator like text=Stop, or a CSS selector).
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Click {
@@ -566,7 +567,7 @@ impl Command for Press {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Select {
-    /// @eN ref from a snapshot, or a CSS selector of a <select>.
+    /// @eN ref from a snapshot, a locator (label=Country) or a CSS selector of a <select>.
     pub target: String,
     /// Option values or labels (several for a multiple select).
     #[arg(required = true)]
@@ -705,9 +706,9 @@ impl Command for Scroll {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Drag {
-    /// What to drag: a ref or CSS selector.
+    /// What to drag: a ref, locator or CSS selector.
     pub from: String,
-    /// Where to drop it: a ref or CSS selector.
+    /// Where to drop it: a ref, locator or CSS selector.
     pub to: String,
     /// Return a snapshot (full) or only its changes (diff) afterwards.
     #[arg(long, value_enum)]
@@ -753,7 +754,7 @@ impl Command for Drag {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Upload {
-    /// @eN ref or CSS selector of an <input type=file>.
+    /// @eN ref, locator or CSS selector of an <input type=file>.
     pub target: String,
     /// Files to upload.
     #[arg(required = true)]

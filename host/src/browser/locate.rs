@@ -21,6 +21,7 @@ use tokio::time::Instant;
 pub use parse::Locator;
 
 use super::frames::{Frames, Target};
+use super::nav::ElementState;
 use super::snapshot::{FrameGate, child_frame};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
@@ -284,6 +285,30 @@ async fn pick(frames: &mut Frames, s: &Search, index: usize) -> Result<Found, Ap
         ApiError::not_found("the match went away while it was picked")
             .with_hint("try again, or take a snapshot and use its refs"),
     )
+}
+
+/// Whether `locator` is in `state` now (for `wait`): visible or hidden
+/// counts visible matches, attached or detached any match.
+pub async fn holds(tab: &Tab, locator: &Locator, state: ElementState) -> Result<bool, ApiError> {
+    let mut frames = tab.frames().await;
+    let q = Query {
+        locator,
+        limit: 0,
+        context: false,
+        gate: None,
+    };
+    let s = search(tab, &mut frames, &q).await?;
+    let visible = match locator.split_nth() {
+        (_, Some(n)) if n < 0 => s.count as i64 + n >= 0,
+        (_, Some(n)) => (n as usize) < s.count,
+        (_, None) => s.count > 0,
+    };
+    Ok(match state {
+        ElementState::Visible => visible,
+        ElementState::Hidden => !visible,
+        ElementState::Attached => visible || s.hidden > 0,
+        ElementState::Detached => !visible && s.hidden == 0,
+    })
 }
 
 fn ambiguous(locator: &Locator, s: &Search) -> ApiError {

@@ -435,3 +435,38 @@ fn hostile_locators_are_invalid_arguments() {
     // The daemon is still there and the page untouched.
     assert_eq!(log(&s), "none");
 }
+
+#[test]
+fn wait_takes_a_locator() {
+    let s = session!();
+    open(&s);
+    s.ok("click", json!({ "target": "#arm" }));
+    s.ok("wait", json!({ "target": "text=\"Late arrival\"" }));
+    assert_eq!(click(&s, "text=\"Late arrival\""), "late");
+    s.ok(
+        "wait",
+        json!({ "selector": "text=Secret door", "state": "hidden" }),
+    );
+    s.ok(
+        "wait",
+        json!({ "selector": "text=Secret door", "state": "attached" }),
+    );
+    let e = fails(
+        &s,
+        "wait",
+        json!({ "target": "text=Nowhere at all" }),
+        600,
+        "timeout",
+    );
+    assert_eq!(
+        message(&e),
+        "waited for text=Nowhere at all to be visible in vain"
+    );
+    fails(
+        &s,
+        "wait",
+        json!({ "target": "role=button[bogus]" }),
+        600,
+        "invalid_argument",
+    );
+}

@@ -11,6 +11,7 @@ pub mod frames;
 pub mod keeper;
 pub mod keys;
 pub mod launch;
+pub mod locate;
 pub mod nav;
 pub mod read;
 pub mod relay;

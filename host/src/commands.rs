@@ -13,6 +13,7 @@ mod daemon;
 mod devtools;
 mod emulate;
 pub mod envelope;
+mod find;
 mod inspect;
 mod macros;
 mod nav;
@@ -320,6 +321,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<read::Url>(),
         Entry::of::<read::Eval>(),
         Entry::of::<snapshot::Snapshot>(),
+        Entry::of::<find::Find>(),
         Entry::of::<actions::Click>(),
         Entry::of::<actions::Dblclick>(),
         Entry::of::<actions::Hover>(),
@@ -423,6 +425,9 @@ pub fn check_request(bytes: &[u8]) -> Result<(), ApiError> {
         if let Some(t) = args.get(key).and_then(Value::as_str) {
             let _ = crate::browser::frames::Target::parse(t);
         }
+    }
+    if let Some(q) = args.get("query").and_then(Value::as_str) {
+        let _ = crate::browser::locate::Locator::parse_find(q);
     }
     if let Some(k) = args.get("key").and_then(Value::as_str) {
         let _ = crate::browser::keys::combo(k);

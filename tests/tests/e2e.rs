@@ -12,6 +12,7 @@ mod e2e {
     pub mod files;
     pub mod hardening;
     pub mod load;
+    pub mod locators;
     pub mod macros;
     pub mod mcp;
     pub mod mcp_http;

@@ -1,5 +1,6 @@
-//! Acting on the page: resolving a target, checking actionability, trusted
-//! input, and settling before returning.
+//! Acting on the page: resolving a target (a ref, a CSS selector, or a
+//! locator through `locate.rs`), checking actionability, trusted input, and
+//! settling before returning.
 //!
 //! Owns the rule that an action never hits the wrong element: a ref resolves
 //! only to the node it was handed out for (else `not_found`, take a new
@@ -44,30 +45,64 @@ impl Located {
     }
 }
 
-pub fn locate(frames: &Frames, raw: &str) -> Result<Located, ApiError> {
-    let target = Target::parse(raw)?;
+/// Resolves `raw` (a ref, a CSS selector or a locator) in the tab's frames.
+/// A locator is first resolved to the one element it names, which gets a
+/// ref (waiting for it until `deadline`); the action then goes on as on
+/// that ref.
+pub async fn locate(
+    tab: &Tab,
+    frames: &mut Frames,
+    raw: &str,
+    deadline: Instant,
+) -> Result<Located, ApiError> {
+    let mut target = Target::parse(raw)?;
+    let mut label = target.label();
+    if let Target::Locator(loc) = &target {
+        frames.main(tab);
+        let resolved = super::locate::resolve(tab, frames, loc, deadline).await?;
+        label = format!("{} ({})", resolved.label(), loc.source());
+        target = resolved;
+    }
     let ordinal = frames.frame_of(&target)?;
     let (js, selector) = match &target {
         Target::Ref { number, .. } => (number.to_string(), false),
         Target::Selector(s) => (serde_json::to_string(s).unwrap_or_default(), true),
+        Target::Locator(_) => return Err(ApiError::internal("a locator was left unresolved")),
     };
     Ok(Located {
         ordinal,
         js,
-        label: target.label(),
+        label,
         selector,
     })
 }
 
-/// Locks the tab's frame table and resolves `raw` in it (a ref or selector).
+/// Locks the tab's frame table and resolves `raw` in it (a ref, selector
+/// or locator; see [`locate`]).
 pub async fn target<'a>(
     tab: &'a Tab,
     raw: &str,
+    deadline: Instant,
 ) -> Result<(tokio::sync::MutexGuard<'a, Frames>, Located), ApiError> {
     let mut frames = tab.frames().await;
     frames.main(tab);
-    let at = locate(&frames, raw)?;
+    let at = locate(tab, &mut frames, raw, deadline).await?;
     Ok((frames, at))
+}
+
+/// A locator resolved once, to the ref of the element it names, so an
+/// action that reads its target again (check, then click, then read back)
+/// stays on that element even when the click changes its text or state.
+/// Refs and selectors come back as given.
+pub async fn pin(tab: &Tab, raw: &str, deadline: Instant) -> Result<String, ApiError> {
+    let Target::Locator(loc) = Target::parse(raw)? else {
+        return Ok(raw.to_string());
+    };
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    Ok(super::locate::resolve(tab, &mut frames, &loc, deadline)
+        .await?
+        .label())
 }
 
 /// Runs `__webrig.lib.<call>` for a located target and maps the library's

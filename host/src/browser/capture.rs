@@ -43,7 +43,8 @@ impl ImageFormat {
 pub enum Area<'a> {
     Viewport,
     FullPage,
-    Element(&'a str),
+    /// An element (ref, locator or CSS selector), found by the deadline.
+    Element(&'a str, tokio::time::Instant),
 }
 
 pub async fn screenshot(
@@ -69,7 +70,7 @@ pub async fn screenshot(
             });
             params["captureBeyondViewport"] = json!(true);
         }
-        Area::Element(selector) => {
+        Area::Element(selector, deadline) => {
             let rect = on_element(
                 tab,
                 Some(selector),
@@ -77,6 +78,7 @@ pub async fn screenshot(
                  const r = el.getBoundingClientRect(); \
                  return [r.x + scrollX, r.y + scrollY, r.width, r.height]",
                 Value::Null,
+                deadline,
             )
             .await?;
             let n = |i: usize| rect[i].as_f64().unwrap_or(0.0);

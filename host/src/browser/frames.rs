@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::cdp::{CdpError, Session as CdpSession};
+use super::locate::Locator;
+use super::locate::parse::check_chars;
 use super::tab::{Tab, value_of};
 use crate::error::{ApiError, ErrorCode};
 
@@ -21,6 +23,7 @@ const PAGE_LIB: &str = concat!(
     include_str!("page/outline.js"),
     include_str!("page/act.js"),
     include_str!("page/settle.js"),
+    include_str!("page/locate.js"),
     include_str!("page/end.js"),
 );
 /// webrig's hooks in each document's own world, installed before the page's
@@ -61,12 +64,18 @@ pub struct Frames {
 /// A parsed action/reading target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    Ref { frame: u32, number: u64 },
+    Ref {
+        frame: u32,
+        number: u64,
+    },
     Selector(String),
+    /// `text=…`, `role=…`, chains: resolved to a ref by `locate::resolve`.
+    Locator(Box<Locator>),
 }
 
 impl Target {
-    /// `@e5`, `@f2e17`, `e5` or a CSS selector.
+    /// `@e5`, `@f2e17`, `e5`, a locator (`text=Stop`, `role=button[name=Go]
+    /// >> nth=1`) or a CSS selector.
     pub fn parse(raw: &str) -> Result<Target, ApiError> {
         let raw = raw.trim();
         if raw.is_empty() {
@@ -86,7 +95,11 @@ impl Target {
             None if raw.starts_with('@') => Err(ApiError::invalid(format!(
                 "{raw:?} is not a ref (refs look like @e12 or @f1e3)"
             ))),
-            None => Ok(Target::Selector(raw.to_string())),
+            None if Locator::is_locator(raw) => Ok(Target::Locator(Box::new(Locator::parse(raw)?))),
+            None => {
+                check_chars(raw)?;
+                Ok(Target::Selector(raw.to_string()))
+            }
         }
     }
 
@@ -95,6 +108,7 @@ impl Target {
             Target::Ref { frame: 0, number } => format!("@e{number}"),
             Target::Ref { frame, number } => format!("@f{frame}e{number}"),
             Target::Selector(s) => format!("{s:?}"),
+            Target::Locator(l) => l.source().to_string(),
         }
     }
 }
@@ -237,6 +251,10 @@ impl Frames {
     pub fn frame_of(&self, target: &Target) -> Result<u32, ApiError> {
         match target {
             Target::Selector(_) => Ok(0),
+            Target::Locator(l) => Err(ApiError::internal(format!(
+                "{} was not resolved to a ref",
+                l.source()
+            ))),
             Target::Ref { frame, number } => match self.refs.get(number) {
                 Some(f) if f == frame => Ok(*f),
                 _ => Err(stale(

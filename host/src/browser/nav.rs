@@ -390,6 +390,11 @@ pub enum Condition {
         selector: String,
         state: ElementState,
     },
+    /// A locator (`text=Done`), searched in every frame.
+    Locator {
+        locator: Box<super::locate::Locator>,
+        state: ElementState,
+    },
     Url(String),
     Load(LoadState),
     Script(String),
@@ -430,6 +435,14 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
             Condition::Load(state) if *state == LoadState::Networkidle => {
                 tab.reached("networkIdle")
             }
+            Condition::Locator { locator, state } => {
+                match super::locate::holds(tab, locator, *state).await {
+                    Ok(b) => b,
+                    Err(e) if e.code() == ErrorCode::InvalidArgument => return Err(e),
+                    // A document being replaced: look again.
+                    Err(_) => false,
+                }
+            }
             _ => match tab.eval(&probe).await {
                 Ok(Value::Bool(b)) => b,
                 Ok(Value::Object(o)) if o.contains_key("error") => {
@@ -460,7 +473,13 @@ pub async fn wait(tab: &Tab, condition: &Condition, deadline: Instant) -> Result
                     .with_hint("raise --timeout-ms or check the condition"),
             );
         }
-        tokio::time::sleep(POLL).await;
+        // A locator searches every frame: poll it less often.
+        let pause = if matches!(condition, Condition::Locator { .. }) {
+            POLL * 4
+        } else {
+            POLL
+        };
+        tokio::time::sleep(pause).await;
     }
 }
 
@@ -487,6 +506,11 @@ fn describe(c: &Condition) -> String {
         Condition::Selector { selector, state } => {
             format!("{selector:?} to be {}", format!("{state:?}").to_lowercase())
         }
+        Condition::Locator { locator, state } => format!(
+            "{} to be {}",
+            locator.source(),
+            format!("{state:?}").to_lowercase()
+        ),
         Condition::Url(p) => format!("the URL to match {p:?}"),
         Condition::Load(s) => format!("load state {s:?}"),
         Condition::Script(_) => "the script to return a truthy value".to_string(),
@@ -536,7 +560,7 @@ fn probe_script(c: &Condition) -> Result<String, ApiError> {
             _ => "document.readyState === 'complete'".to_string(),
         },
         Condition::Script(src) => src.clone(),
-        Condition::Delay(_) => "true".to_string(),
+        Condition::Delay(_) | Condition::Locator { .. } => "true".to_string(),
     })
 }
 

@@ -1,10 +1,11 @@
 //! Reading from the page: text, HTML, form values, attributes, element boxes.
 //!
 //! Owns the small page-side functions and how their failures (no match, bad
-//! selector, stale ref) become API errors. Targets are refs from a snapshot or
-//! CSS selectors, resolved in webrig's isolated world.
+//! selector, stale ref) become API errors. Targets are refs from a snapshot,
+//! CSS selectors or locators, resolved in webrig's isolated world.
 
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use super::actions;
 use super::tab::Tab;
@@ -18,12 +19,13 @@ pub async fn on_element(
     target: Option<&str>,
     body: &str,
     arg: Value,
+    deadline: Instant,
 ) -> Result<Value, ApiError> {
     let Some(raw) = target else {
         let script = format!("((el, arg) => {{ {body} }})(document.documentElement, {arg})");
         return tab.eval(&script).await;
     };
-    let (mut frames, at) = actions::target(tab, raw).await?;
+    let (mut frames, at) = actions::target(tab, raw, deadline).await?;
     let v = actions::lib(
         &mut frames,
         &at,
@@ -94,9 +96,15 @@ fn text_of(selector: Option<&str>) -> String {
     }
 }
 
-pub async fn text(tab: &Tab, selector: Option<&str>) -> Result<String, ApiError> {
+pub async fn text(
+    tab: &Tab,
+    selector: Option<&str>,
+    deadline: Instant,
+) -> Result<String, ApiError> {
     let body = format!("return {}", text_of(selector));
-    Ok(str_of(on_element(tab, selector, &body, Value::Null).await?))
+    Ok(str_of(
+        on_element(tab, selector, &body, Value::Null, deadline).await?,
+    ))
 }
 
 /// The visible text, unless its JSON would be longer than `max`.
@@ -104,9 +112,10 @@ pub async fn text_at_most(
     tab: &Tab,
     selector: Option<&str>,
     max: usize,
+    deadline: Instant,
 ) -> Result<Capped<String>, ApiError> {
     let body = format!("const s = {}; {AT_MOST}", text_of(selector));
-    let v = on_element(tab, selector, &body, json!({ "max": max })).await?;
+    let v = on_element(tab, selector, &body, json!({ "max": max }), deadline).await?;
     Ok(capped_str(v))
 }
 
@@ -116,27 +125,41 @@ pub async fn html_at_most(
     selector: Option<&str>,
     inner: bool,
     max: usize,
+    deadline: Instant,
 ) -> Result<Capped<String>, ApiError> {
     let body = format!("const s = arg.inner ? el.innerHTML : el.outerHTML; {AT_MOST}");
-    let v = on_element(tab, selector, &body, json!({ "inner": inner, "max": max })).await?;
+    let v = on_element(
+        tab,
+        selector,
+        &body,
+        json!({ "inner": inner, "max": max }),
+        deadline,
+    )
+    .await?;
     Ok(capped_str(v))
 }
 
-pub async fn value(tab: &Tab, selector: &str) -> Result<Value, ApiError> {
+pub async fn value(tab: &Tab, selector: &str, deadline: Instant) -> Result<Value, ApiError> {
     let body = "if (el instanceof HTMLSelectElement && el.multiple) \
                   return [...el.selectedOptions].map(o => o.value); \
                 if ('value' in el) return el.value; \
                 if (el.isContentEditable) return el.innerText; \
                 return null";
-    on_element(tab, Some(selector), body, Value::Null).await
+    on_element(tab, Some(selector), body, Value::Null, deadline).await
 }
 
-pub async fn attr(tab: &Tab, selector: &str, name: &str) -> Result<Option<String>, ApiError> {
+pub async fn attr(
+    tab: &Tab,
+    selector: &str,
+    name: &str,
+    deadline: Instant,
+) -> Result<Option<String>, ApiError> {
     let v = on_element(
         tab,
         Some(selector),
         "return el.getAttribute(arg)",
         json!(name),
+        deadline,
     )
     .await?;
     Ok(v.as_str().map(str::to_string))

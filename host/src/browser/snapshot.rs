@@ -51,7 +51,7 @@ impl FrameGate {
         FrameGate(std::sync::Arc::new(allows))
     }
 
-    fn allows(&self, origin: &str) -> bool {
+    pub fn allows(&self, origin: &str) -> bool {
         (self.0)(origin)
     }
 }
@@ -99,9 +99,11 @@ pub async fn snapshot(tab: &Tab, opts: &Options) -> Result<Snapshot, ApiError> {
     frames.main(tab);
     let (root, scope) = match &opts.scope {
         None => (0, None),
-        Some(Target::Selector(s)) => {
+        // Callers resolve selectors and locators to a ref first.
+        Some(t @ (Target::Selector(_) | Target::Locator(_))) => {
             return Err(ApiError::invalid(format!(
-                "--scope takes a ref from a snapshot, not {s:?}"
+                "--scope takes a ref from a snapshot, not {}",
+                t.label()
             )));
         }
         Some(t @ Target::Ref { number, .. }) => (frames.frame_of(t)?, Some((*number, t.label()))),
@@ -254,7 +256,7 @@ fn walk<'a>(
             }
             // A frame that cannot be walked (still loading, gone, about:blank
             // without a document) is left out rather than failing the page.
-            match child_frame(tab, frames, ordinal, index).await {
+            match child_frame(tab, frames, ordinal, &format!("__webrig.pending[{index}]")).await {
                 Ok(child) => {
                     if let Ok(inner) = walk(tab, frames, child, None, opts, budget).await {
                         out.truncated |= inner.truncated;
@@ -269,12 +271,13 @@ fn walk<'a>(
     })
 }
 
-/// Finds the frame behind the `index`-th iframe the last walk of `parent` met.
-async fn child_frame(
+/// Finds the frame behind an iframe element of `parent` (`element`: an
+/// expression in its world, such as the last walk's `__webrig.pending[i]`).
+pub async fn child_frame(
     tab: &Tab,
     frames: &mut Frames,
     parent: u32,
-    index: u64,
+    element: &str,
 ) -> Result<u32, ApiError> {
     let holder = frames
         .frame(parent)
@@ -286,7 +289,7 @@ async fn child_frame(
         .call(
             "Runtime.evaluate",
             json!({
-                "expression": format!("__webrig.pending[{index}]"),
+                "expression": element,
                 "contextId": ctx,
                 "objectGroup": "webrig-frames",
             }),

@@ -1,6 +1,7 @@
 //! Action commands: click, dblclick, hover, focus, type, fill, press, select,
-//! check, uncheck, scroll, drag, upload. Each resolves its target (ref or CSS
-//! selector), checks actionability, acts with trusted input and settles.
+//! check, uncheck, scroll, drag, upload. Each resolves its target (ref, CSS
+//! selector, or a locator resolved once to a ref), checks actionability, acts
+//! with trusted input and settles.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -149,18 +150,18 @@ async fn click_target(
     deadline: Instant,
 ) -> Result<(), ApiError> {
     let (x, y, pointer) = {
-        let (mut frames, at) = act::target(tab, target).await?;
+        let (mut frames, at) = act::target(tab, target, deadline).await?;
         let (x, y) = act::point(&mut frames, &at, true, true, deadline).await?;
         (x, y, act::Pointer::of(&frames, &at).await?)
     };
     act::click_at(tab, &pointer, x, y, button, count, mods).await
 }
 
-/// Click an element (a ref like @e5, or a CSS selector).
+/// Click an element (a ref like @e5, a locator like text=Stop, or a CSS selector).
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Click {
-    /// @eN ref from a snapshot, or a CSS selector.
+    /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
     pub target: String,
     /// Mouse button (default left).
     #[arg(long, value_enum)]
@@ -205,6 +206,7 @@ impl Command for Click {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
+                let target = act::pin(&tab, &target, deadline).await?;
                 let downloads = tab.devtools().shared.downloads.clone();
                 if download && tab.devtools().shared.is_relay() {
                     return Err(ApiError::invalid(
@@ -260,7 +262,7 @@ macro_rules! simple_action {
         #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            /// @eN ref from a snapshot, or a CSS selector.
+            /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
             pub target: String,
             /// Return a snapshot (full) or only its changes (diff) afterwards.
             #[arg(long, value_enum)]
@@ -275,8 +277,17 @@ macro_rules! simple_action {
 
             async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
                 let $target = self.target.clone();
-                perform(&mut cx, $past, Some(&self.target), self.snapshot_after, |$tab, $deadline| async move $body)
-                    .await
+                perform(
+                    &mut cx,
+                    $past,
+                    Some(&self.target),
+                    self.snapshot_after,
+                    |$tab, $deadline| async move {
+                        let $target = act::pin(&$tab, &$target, $deadline).await?;
+                        $body
+                    },
+                )
+                .await
             }
 
             fn human(out: &Acted) -> String {
@@ -306,7 +317,7 @@ simple_action!(
     "hovered",
     |tab, target, deadline| {
         let (x, y, pointer) = {
-            let (mut frames, at) = act::target(&tab, &target).await?;
+            let (mut frames, at) = act::target(&tab, &target, deadline).await?;
             let (x, y) = act::point(&mut frames, &at, false, true, deadline).await?;
             (x, y, act::Pointer::of(&frames, &at).await?)
         };
@@ -321,8 +332,8 @@ simple_action!(
     "Focus an element",
     "Focus an element.",
     "focused",
-    |tab, target, _deadline| {
-        let (mut frames, at) = act::target(&tab, &target).await?;
+    |tab, target, deadline| {
+        let (mut frames, at) = act::target(&tab, &target, deadline).await?;
         let v = act::lib(&mut frames, &at, &format!("run({}, el => {{ el.focus(); return el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement); }})", at.js())).await?;
         if v["ok"] != true {
             return Err(ApiError::invalid(format!(
@@ -352,8 +363,8 @@ simple_action!(
     |tab, target, deadline| { set_checked(&tab, &target, false, deadline).await }
 );
 
-async fn checked_state(tab: &Tab, target: &str) -> Result<bool, ApiError> {
-    let (mut frames, at) = act::target(tab, target).await?;
+async fn checked_state(tab: &Tab, target: &str, deadline: Instant) -> Result<bool, ApiError> {
+    let (mut frames, at) = act::target(tab, target, deadline).await?;
     let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
     if v.get("notCheckable").is_some() {
         return Err(ApiError::invalid(format!(
@@ -370,11 +381,11 @@ async fn set_checked(
     want: bool,
     deadline: Instant,
 ) -> Result<Option<Value>, ApiError> {
-    if checked_state(tab, target).await? == want {
+    if checked_state(tab, target, deadline).await? == want {
         return Ok(Some(json!(want)));
     }
     click_target(tab, target, Button::Left, 1, 0, deadline).await?;
-    let now = checked_state(tab, target).await?;
+    let now = checked_state(tab, target, deadline).await?;
     if now != want {
         return Err(ApiError::invalid(format!(
             "clicking {target} did not {} it (a radio cannot be unchecked by clicking)",
@@ -388,7 +399,7 @@ async fn set_checked(
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Type {
-    /// @eN ref from a snapshot, or a CSS selector.
+    /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
     pub target: String,
     /// The text to type.
     pub text: String,
@@ -411,9 +422,10 @@ impl Command for Type {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
+                let target = act::pin(&tab, &target, deadline).await?;
                 click_target(&tab, &target, Button::Left, 1, 0, deadline).await?;
                 act::type_text(&tab, &text).await?;
-                read_value(&tab, &target).await
+                read_value(&tab, &target, deadline).await
             },
         )
         .await
@@ -424,8 +436,8 @@ impl Command for Type {
     }
 }
 
-async fn read_value(tab: &Tab, target: &str) -> Result<Option<Value>, ApiError> {
-    let (mut frames, at) = act::target(tab, target).await?;
+async fn read_value(tab: &Tab, target: &str, deadline: Instant) -> Result<Option<Value>, ApiError> {
+    let (mut frames, at) = act::target(tab, target, deadline).await?;
     let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
     Ok(v.get("ok").cloned())
 }
@@ -434,7 +446,7 @@ async fn read_value(tab: &Tab, target: &str) -> Result<Option<Value>, ApiError> 
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fill {
-    /// @eN ref from a snapshot, or a CSS selector.
+    /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
     pub target: String,
     /// The new content ("" clears the field).
     pub text: String,
@@ -457,7 +469,8 @@ impl Command for Fill {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
-                let (mut frames, at) = act::target(&tab, &target).await?;
+                let target = act::pin(&tab, &target, deadline).await?;
+                let (mut frames, at) = act::target(&tab, &target, deadline).await?;
                 act::point(&mut frames, &at, true, false, deadline).await?;
                 let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
                 if v.get("disabled").is_some() {
@@ -528,9 +541,9 @@ impl Command for Press {
             "pressed",
             Some(&label),
             self.snapshot_after,
-            |tab, _deadline| async move {
+            |tab, deadline| async move {
                 if let Some(target) = target {
-                    let (mut frames, at) = act::target(&tab, &target).await?;
+                    let (mut frames, at) = act::target(&tab, &target, deadline).await?;
                     act::lib(
                         &mut frames,
                         &at,
@@ -554,7 +567,7 @@ impl Command for Press {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Select {
-    /// @eN ref from a snapshot, or a CSS selector of a <select>.
+    /// @eN ref from a snapshot, a locator (label=Country) or a CSS selector of a <select>.
     pub target: String,
     /// Option values or labels (several for a multiple select).
     #[arg(required = true)]
@@ -583,7 +596,8 @@ impl Command for Select {
             Some(&self.target),
             self.snapshot_after,
             |tab, deadline| async move {
-                let (mut frames, at) = act::target(&tab, &target).await?;
+                let target = act::pin(&tab, &target, deadline).await?;
+                let (mut frames, at) = act::target(&tab, &target, deadline).await?;
                 act::point(&mut frames, &at, true, false, deadline).await?;
                 let v = act::lib(
                     &mut frames,
@@ -659,12 +673,12 @@ impl Command for Scroll {
             "scrolled",
             self.target.as_deref(),
             self.snapshot_after,
-            |tab, _deadline| async move {
+            |tab, deadline| async move {
                 let mut frames = tab.frames().await;
                 frames.main(&tab);
                 let v = match target {
                     Some(t) => {
-                        let at = act::locate(&frames, &t)?;
+                        let at = act::locate(&tab, &mut frames, &t, deadline).await?;
                         act::lib(
                             &mut frames,
                             &at,
@@ -673,7 +687,7 @@ impl Command for Scroll {
                         .await?
                     }
                     None => {
-                        let at = act::locate(&frames, "html")?;
+                        let at = act::locate(&tab, &mut frames, "html", deadline).await?;
                         act::lib(&mut frames, &at, &format!("scroll(null, {dx}, {dy})")).await?
                     }
                 };
@@ -692,9 +706,9 @@ impl Command for Scroll {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Drag {
-    /// What to drag: a ref or CSS selector.
+    /// What to drag: a ref, locator or CSS selector.
     pub from: String,
-    /// Where to drop it: a ref or CSS selector.
+    /// Where to drop it: a ref, locator or CSS selector.
     pub to: String,
     /// Return a snapshot (full) or only its changes (diff) afterwards.
     #[arg(long, value_enum)]
@@ -717,8 +731,8 @@ impl Command for Drag {
             self.snapshot_after,
             |tab, deadline| async move {
                 let (pointer, a, b) = {
-                    let (mut frames, at_from) = act::target(&tab, &from).await?;
-                    let at_to = act::locate(&frames, &to)?;
+                    let (mut frames, at_from) = act::target(&tab, &from, deadline).await?;
+                    let at_to = act::locate(&tab, &mut frames, &to, deadline).await?;
                     let a = act::point(&mut frames, &at_from, true, true, deadline).await?;
                     let b = act::point(&mut frames, &at_to, false, false, deadline).await?;
                     let pointer = act::Pointer::spanning(&frames, &at_from, &at_to).await?;
@@ -740,7 +754,7 @@ impl Command for Drag {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Upload {
-    /// @eN ref or CSS selector of an <input type=file>.
+    /// @eN ref, locator or CSS selector of an <input type=file>.
     pub target: String,
     /// Files to upload.
     #[arg(required = true)]
@@ -789,8 +803,8 @@ impl Command for Upload {
             "uploaded to",
             Some(&self.target),
             self.snapshot_after,
-            |tab, _deadline| async move {
-                let (mut frames, at) = act::target(&tab, &target).await?;
+            |tab, deadline| async move {
+                let (mut frames, at) = act::target(&tab, &target, deadline).await?;
                 act::upload(&mut frames, &at, &files).await?;
                 Ok(Some(json!(files)))
             },

@@ -66,7 +66,7 @@ pub(super) fn output_path(
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Screenshot {
-    /// CSS selector of an element to capture (default: the viewport).
+    /// @eN ref, locator or CSS selector of an element to capture (default: the viewport).
     pub target: Option<String>,
     /// Capture the whole scrollable page.
     #[arg(long, conflicts_with = "target")]
@@ -112,7 +112,7 @@ impl Command for Screenshot {
             format.extension(),
         )?;
         let area = match (&self.target, self.full) {
-            (Some(sel), _) => Area::Element(sel),
+            (Some(sel), _) => Area::Element(sel, cx.deadline()),
             (None, true) => Area::FullPage,
             (None, false) => Area::Viewport,
         };

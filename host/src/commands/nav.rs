@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, Cx, Scope};
+use crate::browser::locate::Locator;
 use crate::browser::nav::{self, Condition, ElementState, LoadState, Navigated};
 use crate::error::ApiError;
 
@@ -123,7 +124,7 @@ history_command!(Reload, "reload", "Reload the page", "Reload the page.", 0);
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Wait {
-    /// Milliseconds (a number) or a CSS selector to wait for.
+    /// Milliseconds (a number), or a locator (text=Done) or CSS selector to wait for.
     pub target: Option<String>,
     /// Text that must appear on the page.
     #[arg(long)]
@@ -131,7 +132,7 @@ pub struct Wait {
     /// Text that must disappear from the page.
     #[arg(long)]
     pub text_gone: Option<String>,
-    /// A CSS selector whose element must reach --state.
+    /// A locator or CSS selector whose element must reach --state.
     #[arg(long)]
     pub selector: Option<String>,
     /// The state for a selector (default: visible).
@@ -158,15 +159,28 @@ pub struct Waited {
 }
 
 impl Wait {
+    /// An element to wait for: a locator (searched in every frame) or a
+    /// CSS selector.
+    fn element(&self, raw: &str) -> Result<Condition, ApiError> {
+        let state = self.state.unwrap_or_default();
+        if Locator::is_locator(raw) {
+            return Ok(Condition::Locator {
+                locator: Box::new(Locator::parse(raw)?),
+                state,
+            });
+        }
+        Ok(Condition::Selector {
+            selector: raw.to_string(),
+            state,
+        })
+    }
+
     fn condition(&self) -> Result<Condition, ApiError> {
         let mut found: Vec<Condition> = Vec::new();
         if let Some(target) = &self.target {
             found.push(match target.parse::<u64>() {
                 Ok(ms) => Condition::Delay(Duration::from_millis(ms)),
-                Err(_) => Condition::Selector {
-                    selector: target.clone(),
-                    state: self.state.unwrap_or_default(),
-                },
+                Err(_) => self.element(target)?,
             });
         }
         if let Some(text) = &self.text {
@@ -182,10 +196,7 @@ impl Wait {
             });
         }
         if let Some(selector) = &self.selector {
-            found.push(Condition::Selector {
-                selector: selector.clone(),
-                state: self.state.unwrap_or_default(),
-            });
+            found.push(self.element(selector)?);
         }
         if let Some(url) = &self.url {
             found.push(Condition::Url(url.clone()));

@@ -32,7 +32,7 @@ pub struct TextOut {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Text {
-    /// CSS selector (default: the whole page).
+    /// @eN ref, locator (text=…, role=…) or CSS selector (default: the whole page).
     pub target: Option<String>,
 }
 
@@ -48,7 +48,7 @@ impl Command for Text {
     async fn run(self, mut cx: Cx) -> Result<TextOut, ApiError> {
         let cap = cx.result_bytes();
         let tab = cx.tab().await?;
-        let read = read::text_at_most(&tab, self.target.as_deref(), cap).await?;
+        let read = read::text_at_most(&tab, self.target.as_deref(), cap, cx.deadline()).await?;
         Ok(TextOut {
             text: fits::<_, Self>(read, cap)?,
         })
@@ -63,7 +63,7 @@ impl Command for Text {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Html {
-    /// CSS selector (default: the whole document).
+    /// @eN ref, locator or CSS selector (default: the whole document).
     pub target: Option<String>,
     /// The element's inner HTML instead of its outer HTML.
     #[arg(long)]
@@ -88,7 +88,8 @@ impl Command for Html {
     async fn run(self, mut cx: Cx) -> Result<HtmlOut, ApiError> {
         let cap = cx.result_bytes();
         let tab = cx.tab().await?;
-        let read = read::html_at_most(&tab, self.target.as_deref(), self.inner, cap).await?;
+        let read = read::html_at_most(&tab, self.target.as_deref(), self.inner, cap, cx.deadline())
+            .await?;
         Ok(HtmlOut {
             html: fits::<_, Self>(read, cap)?,
         })
@@ -103,7 +104,7 @@ impl Command for Html {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Value {
-    /// CSS selector of an input, textarea, select or contenteditable.
+    /// @eN ref, locator (label=Email) or CSS selector of an input, textarea, select or contenteditable.
     pub target: String,
 }
 
@@ -123,7 +124,7 @@ impl Command for Value {
     async fn run(self, mut cx: Cx) -> Result<ValueOut, ApiError> {
         let tab = cx.tab().await?;
         Ok(ValueOut {
-            value: read::value(&tab, &self.target).await?,
+            value: read::value(&tab, &self.target, cx.deadline()).await?,
         })
     }
 
@@ -136,7 +137,7 @@ impl Command for Value {
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Attr {
-    /// CSS selector.
+    /// @eN ref, locator or CSS selector.
     pub target: String,
     /// Attribute name, e.g. href.
     pub name: String,
@@ -158,7 +159,7 @@ impl Command for Attr {
     async fn run(self, mut cx: Cx) -> Result<AttrOut, ApiError> {
         let tab = cx.tab().await?;
         Ok(AttrOut {
-            value: read::attr(&tab, &self.target, &self.name).await?,
+            value: read::attr(&tab, &self.target, &self.name, cx.deadline()).await?,
         })
     }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Cx, Scope};
 use crate::browser::frames::Target;
+use crate::browser::locate;
 use crate::browser::snapshot::{self, Options, Snapshot as Shot};
 use crate::error::ApiError;
 
@@ -16,8 +17,9 @@ pub struct Snapshot {
     #[arg(long, short = 'i')]
     #[serde(default)]
     pub interactive: bool,
-    /// Only the subtree of this ref (from an earlier snapshot).
-    #[arg(long, value_name = "REF")]
+    /// Only the subtree of this element: a ref from an earlier snapshot, or
+    /// a locator that names one element (role=list, css=#main).
+    #[arg(long, value_name = "TARGET")]
     pub scope: Option<String>,
     /// Only this many levels of nesting.
     #[arg(long, short = 'd')]
@@ -46,15 +48,26 @@ impl Command for Snapshot {
 
     async fn run(self, mut cx: Cx) -> Result<Shot, ApiError> {
         let scope = self.scope.as_deref().map(Target::parse).transpose()?;
-        if let Some(Target::Selector(s)) = &scope {
-            return Err(ApiError::invalid(format!(
-                "--scope takes a ref like @e12, not {s:?}"
-            )));
-        }
         if self.max_chars == Some(0) {
             return Err(ApiError::invalid("--max-chars must be at least 1"));
         }
         let tab = cx.tab().await?;
+        // A plain selector stays refused, as before locators; css= takes one.
+        if let Some(Target::Selector(s)) = &scope {
+            return Err(ApiError::invalid(format!(
+                "--scope takes a ref like @e12 or a locator, not {s:?}"
+            ))
+            .with_hint(format!("as a CSS selector: --scope 'css={s}'")));
+        }
+        // A locator scope is the one element it names, as a ref.
+        let scope = match scope {
+            Some(Target::Locator(loc)) => {
+                let mut frames = tab.frames().await;
+                frames.main(&tab);
+                Some(locate::resolve(&tab, &mut frames, &loc, cx.deadline()).await?)
+            }
+            other => other,
+        };
         let limits = cx.state().limits();
         let opts = Options {
             cap_nodes: Some(limits.snapshot_nodes),

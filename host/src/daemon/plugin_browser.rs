@@ -492,7 +492,7 @@ impl BrowserBridge for PluginBrowser {
         // The main frame's text: a frame's content is not part of it.
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
-            read::text(&tab, None).await
+            read::text(&tab, None, tokio::time::Instant::from_std(deadline)).await
         })
     }
 

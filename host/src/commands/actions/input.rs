@@ -478,8 +478,12 @@ impl Command for Press {
         let mut names = self.keys.clone();
         names.extend(self.key.clone());
         if names.is_empty() == self.text.is_none() {
-            return Err(ApiError::invalid("press takes keys or --text, not both")
-                .with_hint("press Tab Tab Enter, or press --text 0909"));
+            let what = if names.is_empty() {
+                "press needs keys or --text"
+            } else {
+                "press takes keys or --text, not both"
+            };
+            return Err(ApiError::invalid(what).with_hint("press Tab Tab Enter, or press --text 0909"));
         }
         if names.len() > MAX_KEYS {
             return Err(ApiError::invalid(format!(

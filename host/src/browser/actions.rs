@@ -111,7 +111,13 @@ pub async fn point(
     hit: bool,
     deadline: Instant,
 ) -> Result<(f64, f64), ApiError> {
-    actionable(frames, at, json!({ "enabled": enabled, "hit": hit }), deadline).await
+    actionable(
+        frames,
+        at,
+        json!({ "enabled": enabled, "hit": hit }),
+        deadline,
+    )
+    .await
 }
 
 /// Where to click `at` once it is actionable, with the page library's

@@ -9,7 +9,10 @@ use serde_json::{Value, json};
 use crate::{SessionGuard, both_transports, web};
 
 fn open(s: &SessionGuard, page: &str) {
-    s.ok("goto", json!({ "url": web().url(&format!("inputs/{page}")) }));
+    s.ok(
+        "goto",
+        json!({ "url": web().url(&format!("inputs/{page}")) }),
+    );
 }
 
 fn text(s: &SessionGuard, target: &str) -> String {
@@ -67,14 +70,26 @@ both_transports!(fill_refuses_malformed_values_naming_the_format, |s| {
     open(&s, "native.html");
     s.ok("fill", json!({ "target": "#date", "text": "2026-10-09" }));
     for (target, given, message) in [
-        ("#date", "10/09/2026", "\"#date\" is type=date: give YYYY-MM-DD"),
-        ("#time", "9.30", "\"#time\" is type=time: give HH:MM or HH:MM:SS"),
+        (
+            "#date",
+            "10/09/2026",
+            "\"#date\" is type=date: give YYYY-MM-DD",
+        ),
+        (
+            "#time",
+            "9.30",
+            "\"#time\" is type=time: give HH:MM or HH:MM:SS",
+        ),
         (
             "#dtl",
             "2026-10-09 14:45",
             "\"#dtl\" is type=datetime-local: give YYYY-MM-DDTHH:MM",
         ),
-        ("#month", "October", "\"#month\" is type=month: give YYYY-MM"),
+        (
+            "#month",
+            "October",
+            "\"#month\" is type=month: give YYYY-MM",
+        ),
         ("#week", "2026-41", "\"#week\" is type=week: give YYYY-Www"),
         ("#color", "orange", "\"#color\" is type=color: give #rrggbb"),
         (
@@ -87,7 +102,11 @@ both_transports!(fill_refuses_malformed_values_naming_the_format, |s| {
             "12",
             "\"#range\" is type=range: give a number from 0 to 50 in steps of 5",
         ),
-        ("#count", "twelve", "\"#count\" is type=number: give a number"),
+        (
+            "#count",
+            "twelve",
+            "\"#count\" is type=number: give a number",
+        ),
     ] {
         let err = s.err(
             "fill",
@@ -141,8 +160,7 @@ both_transports!(select_and_check_fail_when_the_page_undoes_them, |s| {
         "invalid_argument",
     );
     assert_eq!(
-        err["message"],
-        "\"#size\" shows \"Choose a size\" after selecting \"Extra large\"",
+        err["message"], "\"#size\" shows \"Choose a size\" after selecting \"Extra large\"",
         "{err}"
     );
     assert_eq!(value(&s, "#size"), "");
@@ -156,8 +174,10 @@ both_transports!(select_and_check_fail_when_the_page_undoes_them, |s| {
             "{err}"
         );
         assert_eq!(
-            s.ok("eval", json!({ "script": format!("document.querySelector('{target}').checked") }))
-                ["value"],
+            s.ok(
+                "eval",
+                json!({ "script": format!("document.querySelector('{target}').checked") })
+            )["value"],
             false
         );
     }
@@ -172,65 +192,88 @@ fn one_of(msg: &str, label: &str, text: &str, why: &str) {
     assert!(msg == early || msg == late, "{msg}");
 }
 
-both_transports!(fill_fails_when_a_popup_disables_the_field_as_it_takes_focus, |s| {
-    open(&s, "popup.html");
-    let msg = fails(
-        &s,
-        "fill",
-        json!({ "target": "#arrival", "text": "2026-10-09" }),
-        5000,
-        "timeout",
-    );
-    one_of(
-        &msg,
-        "\"#arrival\"",
-        "2026-10-09",
-        "a dialog opened: dialog \"Pick a date\"; \"#arrival\" became disabled",
-    );
-    assert_eq!(value(&s, "#arrival"), "", "no value was claimed or set");
+both_transports!(
+    fill_fails_when_a_popup_disables_the_field_as_it_takes_focus,
+    |s| {
+        open(&s, "popup.html");
+        let msg = fails(
+            &s,
+            "fill",
+            json!({ "target": "#arrival", "text": "2026-10-09" }),
+            5000,
+            "timeout",
+        );
+        one_of(
+            &msg,
+            "\"#arrival\"",
+            "2026-10-09",
+            "a dialog opened: dialog \"Pick a date\"; \"#arrival\" became disabled",
+        );
+        assert_eq!(value(&s, "#arrival"), "", "no value was claimed or set");
 
-    let msg = fails(
-        &s,
-        "fill",
-        json!({ "target": "#guests", "text": "2" }),
-        5000,
-        "timeout",
-    );
-    one_of(&msg, "\"#guests\"", "2", "focus moved to button \"Today\"");
-    assert_eq!(value(&s, "#guests"), "");
+        let msg = fails(
+            &s,
+            "fill",
+            json!({ "target": "#guests", "text": "2" }),
+            5000,
+            "timeout",
+        );
+        one_of(&msg, "\"#guests\"", "2", "focus moved to button \"Today\"");
+        assert_eq!(value(&s, "#guests"), "");
 
-    // Emptied by a script right after the edit: the read-back after the
-    // settle sees it.
-    let err = s.err(
-        "fill",
-        json!({ "target": "#departure", "text": "Friday" }),
-        "invalid_argument",
-    );
-    assert_eq!(
-        err["message"], "\"#departure\" shows \"\" after filling \"Friday\"",
-        "{err}"
-    );
-});
+        // Emptied by a script right after the edit: the read-back after the
+        // settle sees it.
+        let err = s.err(
+            "fill",
+            json!({ "target": "#departure", "text": "Friday" }),
+            "invalid_argument",
+        );
+        assert_eq!(
+            err["message"], "\"#departure\" shows \"\" after filling \"Friday\"",
+            "{err}"
+        );
+    }
+);
 
 both_transports!(click_fails_when_a_cover_appears_as_it_lands, |s| {
     open(&s, "cover.html");
-    let msg = fails(&s, "click", json!({ "target": "#hovered" }), 6000, "timeout");
+    let msg = fails(
+        &s,
+        "click",
+        json!({ "target": "#hovered" }),
+        6000,
+        "timeout",
+    );
     assert!(
         msg.starts_with("\"#hovered\" is covered by") && msg.contains("Hold on"),
         "{msg}"
     );
-    assert_eq!(text(&s, "#log"), "none", "the covered button's handler never ran");
+    assert_eq!(
+        text(&s, "#log"),
+        "none",
+        "the covered button's handler never ran"
+    );
     // The veil takes clicks: remove it and press the next.
     s.ok(
         "eval",
         json!({ "script": "document.querySelectorAll('.veil').forEach(v => v.remove())" }),
     );
-    let msg = fails(&s, "click", json!({ "target": "#pressed" }), 6000, "timeout");
+    let msg = fails(
+        &s,
+        "click",
+        json!({ "target": "#pressed" }),
+        6000,
+        "timeout",
+    );
     assert!(
         msg.starts_with("\"#pressed\" is covered by") && msg.contains("Hold on"),
         "{msg}"
     );
-    assert_eq!(text(&s, "#log"), "none", "the covered button's handler never ran");
+    assert_eq!(
+        text(&s, "#log"),
+        "none",
+        "the covered button's handler never ran"
+    );
     s.ok(
         "eval",
         json!({ "script": "document.querySelectorAll('.veil').forEach(v => v.remove())" }),

@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Acted, After, Button, Command, Cx, Scope, click_target, human, perform};
 use super::perform_verified;
+use super::{Acted, After, Button, Command, Cx, Scope, click_target, human, perform};
 use crate::browser::Tab;
 use crate::browser::actions as act;
 use crate::browser::keys;
@@ -181,7 +181,10 @@ macro_rules! check_action {
                     self.snapshot_after,
                     |tab, deadline| async move {
                         let now = set_checked(&tab, &target, $want, deadline).await?;
-                        let verify = Verify::Checked { target, want: $want };
+                        let verify = Verify::Checked {
+                            target,
+                            want: $want,
+                        };
                         Ok((now, Some(verify)))
                     },
                 )
@@ -249,6 +252,7 @@ async fn set_checked(
 /// Type text key by key into an element, or into whatever has focus
 /// (appends to what is there).
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[command(override_usage = "webrig type [OPTIONS] [TARGET] <TEXT>")]
 #[serde(deny_unknown_fields)]
 pub struct Type {
     /// @eN ref from a snapshot, or a CSS selector; without it the text goes
@@ -259,8 +263,9 @@ pub struct Type {
     /// The text to type.
     #[arg(skip)]
     pub text: String,
-    /// [TARGET] TEXT: the element (optional: default the focused one), then the text.
-    #[arg(value_names = ["TARGET", "TEXT"], num_args = 1..=2, required = true)]
+    /// [TARGET] TEXT: the element (optional: without it, the focused one),
+    /// then the text.
+    #[arg(value_name = "WORDS", num_args = 1..=2, required = true)]
     #[serde(skip)]
     #[schemars(skip)]
     pub words: Vec<String>,
@@ -333,9 +338,8 @@ async fn focused(tab: &Tab) -> Result<Value, ApiError> {
         .await?;
     if v.get("none").is_some() {
         return Err(
-            ApiError::invalid("nothing on the page has focus to type into").with_hint(
-                "give a target (a ref or selector), or click or focus a field first",
-            ),
+            ApiError::invalid("nothing on the page has focus to type into")
+                .with_hint("give a target (a ref or selector), or click or focus a field first"),
         );
     }
     Ok(v)
@@ -483,7 +487,9 @@ impl Command for Press {
             } else {
                 "press takes keys or --text, not both"
             };
-            return Err(ApiError::invalid(what).with_hint("press Tab Tab Enter, or press --text 0909"));
+            return Err(
+                ApiError::invalid(what).with_hint("press Tab Tab Enter, or press --text 0909")
+            );
         }
         if names.len() > MAX_KEYS {
             return Err(ApiError::invalid(format!(
@@ -628,5 +634,46 @@ impl Command for Select {
 
     fn human(out: &Acted) -> String {
         human(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// The API arguments a command line gives, as the CLI sends them.
+    fn cli<T: Args + Command + Serialize>(words: &[&str]) -> Value {
+        let cmd = T::augment_args(clap::Command::new("t").no_binary_name(true));
+        let matches = cmd.try_get_matches_from(words).expect("parses");
+        let mut parsed = T::from_arg_matches(&matches).expect("fits");
+        parsed.prepare().expect("prepares");
+        serde_json::to_value(&parsed).expect("encodes")
+    }
+
+    #[test]
+    fn type_takes_an_optional_target_before_the_text() {
+        assert_eq!(
+            cli::<Type>(&["hello"]),
+            json!({ "text": "hello", "snapshot_after": null })
+        );
+        assert_eq!(
+            cli::<Type>(&["@e5", "hello"]),
+            json!({ "target": "@e5", "text": "hello", "snapshot_after": null })
+        );
+        let cmd = Type::augment_args(clap::Command::new("t").no_binary_name(true));
+        assert!(cmd.try_get_matches_from(["a", "b", "c"]).is_err());
+    }
+
+    #[test]
+    fn press_takes_a_sequence_text_or_the_older_single_key() {
+        assert_eq!(
+            cli::<Press>(&["Tab", "Tab", "Enter"])["keys"],
+            json!(["Tab", "Tab", "Enter"])
+        );
+        assert_eq!(cli::<Press>(&["--text", "0909"])["text"], "0909");
+        let old: Press = serde_json::from_value(json!({ "key": "Enter" })).expect("the older form");
+        assert_eq!((old.key.as_deref(), old.keys.len()), (Some("Enter"), 0));
+        assert!(serde_json::from_value::<Press>(json!({ "keys": "Enter", "bogus": 1 })).is_err());
     }
 }

@@ -246,7 +246,7 @@ async fn set_checked(
         target: target.to_string(),
         want,
     };
-    Ok(verify.run(tab).await?)
+    verify.run(tab).await
 }
 
 /// Type text key by key into an element, or into whatever has focus
@@ -640,7 +640,7 @@ impl Command for Select {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::{Args, FromArgMatches};
+    use clap::Args;
 
     /// The API arguments a command line gives, as the CLI sends them.
     fn cli<T: Args + Command + Serialize>(words: &[&str]) -> Value {

@@ -345,10 +345,22 @@ both_transports!(press_takes_a_sequence_and_text, |s| {
 
 both_transports!(click_on_a_smooth_scrolling_page_lands_first_time, |s| {
     open(&s, "smooth.html");
-    s.ok("click", json!({ "target": "#far" }));
-    assert_eq!(text(&s, "#log"), "far");
-    s.ok("click", json!({ "target": "#inner" }));
-    assert_eq!(text(&s, "#log"), "inner");
+    // Behind another tab the page draws no frames, so a smooth scroll never
+    // moves: a click that waited for one would time out as covered.
+    let first = s.ok("tabs", json!({}))["tabs"][0]["id"].clone();
+    s.ok("tab_new", json!({}));
+    for (target, logged) in [("#far", "far"), ("#inner", "inner")] {
+        let resp = s.daemon.request(json!({
+            "session": s.name, "tab": first, "command": "click", "timeout_ms": 3000,
+            "args": { "target": target }
+        }));
+        assert_eq!(resp["ok"], true, "{target}: {resp}");
+        let log = s.daemon.request(json!({
+            "session": s.name, "tab": first, "command": "text", "args": { "target": "#log" }
+        }));
+        assert_eq!(log["result"]["text"], logged, "{log}");
+    }
+    s.ok("tab_select", json!({ "id": first }));
     // scroll is instant too: the position it reports is where the page is.
     let out = s.ok("scroll", json!({ "dy": -500 }));
     let y = s.ok("eval", json!({ "script": "scrollY" }))["value"].clone();

@@ -1,4 +1,5 @@
-  // --- Acting: hit tests, actionability, settling, form calls. ---
+  // --- Acting: hit tests, actionability (scrolling into view at once), the
+  // hit-target interceptor, form calls and their read-back. ---
 
   // The parent in the composed tree, the one events bubble through: a
   // slotted node's slot, a shadow root's host.

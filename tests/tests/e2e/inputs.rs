@@ -130,6 +130,11 @@ both_transports!(fill_reads_back_text_fields_and_names_what_they_show, |s| {
         s.ok("fill", json!({ "target": "#bio", "text": "Hello there" }))["value"],
         "Hello there"
     );
+    // A number field takes the number without spaces, as in Playwright.
+    assert_eq!(
+        s.ok("fill", json!({ "target": "#count", "text": " 12.5 " }))["value"],
+        "12.5"
+    );
     // A page that formats what is entered keeps it: that is a fill.
     assert_eq!(
         s.ok("fill", json!({ "target": "#phone", "text": "5551234567" }))["value"],

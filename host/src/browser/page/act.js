@@ -371,7 +371,7 @@
       return { ok: picked.map((o) => o.value) };
     },
     // Focuses a field and selects its content, so typed text replaces it
-    // ({ok, editable}); or, for the input types whose value is set rather
+    // ({ok, editable, text: what to enter}); or, for the input types whose value is set rather
     // than typed (date, color, range, …), checks the value's format and sets
     // it with the native setter, input and change following ({ok, set}). A
     // field that changed as it took focus (disabled by a popup, focus sent
@@ -394,8 +394,10 @@
         want = value.trim();
         const got = sanitized(el, want);
         if (got !== want && !(type === 'color' && got === want.toLowerCase())) return { malformed: formatOf(el), type };
-      } else if (type === 'number' && value.trim() !== '' && isNaN(Number(value.trim()))) {
-        return { malformed: 'a number', type };
+      } else if (type === 'number') {
+        // As Playwright: a number field takes the number without spaces.
+        want = value.trim();
+        if (want !== '' && isNaN(Number(want))) return { malformed: 'a number', type };
       }
       record(el);
       el.focus();
@@ -414,7 +416,7 @@
         sel.removeAllRanges();
         sel.addRange(range);
       } else if (typeof el.select === 'function') el.select();
-      return { ok: true, editable: el.isContentEditable };
+      return { ok: true, editable: el.isContentEditable, text: want };
     },
     // Reads back what an action promised, once it has settled: `fill`
     // (want: the text), `select` (want: the option values picked) or
@@ -444,11 +446,12 @@
       if (kind === 'fill' && el.maxLength > 0 && got.length >= el.maxLength) out.maxLength = el.maxLength;
       return out;
     },
-    // Whether the target has focus, or holds what has.
+    // Whether keys go to the target: it has focus or holds what has, and in
+    // a child frame, the frame has the page's focus (else keys go elsewhere).
     hasFocus(target) {
       const r = this.element(target);
       if (!r.el) return r;
-      return { ok: focusedIn(r.el) };
+      return { ok: focusedIn(r.el) && (window === window.top || document.hasFocus()) };
     },
     // What has focus in this document: {ok: its description, value} (value
     // null for what holds none, a frame's element included: the frame has

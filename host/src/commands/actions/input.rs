@@ -431,13 +431,14 @@ impl Command for Fill {
                     let want = now.as_ref().and_then(Value::as_str).unwrap_or_default();
                     return Ok((now.clone(), Some(verify(want.to_string()))));
                 }
+                let text = v["text"].as_str().unwrap_or(&text).to_string();
                 if text.is_empty() {
                     act::lib(&mut frames, &at, &format!("clear({})", at.js())).await?;
                 } else {
                     act::insert_text(&tab, &text).await?;
                 }
                 let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
-                Ok((v.get("ok").cloned(), Some(verify(text.clone()))))
+                Ok((v.get("ok").cloned(), Some(verify(text))))
             },
         )
         .await

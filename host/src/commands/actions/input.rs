@@ -35,20 +35,28 @@ pub(super) enum Verify {
 }
 
 impl Verify {
-    /// The value read back, or why the action did not take.
+    /// The value read back (None when the target's ref no longer resolves),
+    /// or why the action did not take.
     pub(super) async fn run(self, tab: &Tab) -> Result<Option<Value>, ApiError> {
         let (target, kind, want) = match &self {
             Verify::Fill { target, want } => (target, "fill", json!(want)),
             Verify::Select { target, picked, .. } => (target, "select", picked.clone()),
             Verify::Checked { target, want } => (target, "checked", json!(want)),
         };
-        let (mut frames, at) = act::target(tab, target).await?;
-        let v = act::lib(
-            &mut frames,
-            &at,
-            &format!("verify({}, {}, {want})", at.js(), json!(kind)),
-        )
-        .await?;
+        let read = async {
+            let (mut frames, at) = act::target(tab, target).await?;
+            let call = format!("verify({}, {}, {want})", at.js(), json!(kind));
+            let v = act::lib(&mut frames, &at, &call).await?;
+            Ok::<_, ApiError>((v, at))
+        };
+        let (v, at) = match read.await {
+            Ok(read) => read,
+            // The ref no longer resolves: the page replaced the element, or
+            // renamed it (a switch that reads "On" once on). Its end state
+            // cannot be read through the ref; what the action did stands.
+            Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
         if let Some(ok) = v.get("ok") {
             return Ok(Some(ok.clone()));
         }

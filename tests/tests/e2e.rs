@@ -11,6 +11,7 @@ mod e2e {
     pub mod doors;
     pub mod files;
     pub mod hardening;
+    pub mod inputs;
     pub mod load;
     pub mod locators;
     pub mod macros;

@@ -8,7 +8,10 @@
 //! visible, enabled, stable and what its click point hits (itself, a part of
 //! it, or the control it is a part of, such as the button around a label's
 //! span); otherwise the error says why (`@e7 is covered by @e12 "Accept
-//! cookies"`). Input is real
+//! cookies"`). What changes between the check and the act is caught too: a
+//! click's own events are watched as they land (the page library's
+//! hit-target interceptor, see [`click_point`]), and the commands read back
+//! what they promised once the page settles. Input is real
 //! (`Input.dispatch*`), so pages see trusted events.
 
 use std::sync::Arc;
@@ -143,11 +146,53 @@ pub async fn point(
     hit: bool,
     deadline: Instant,
 ) -> Result<(f64, f64), ApiError> {
+    actionable(
+        frames,
+        at,
+        json!({ "enabled": enabled, "hit": hit }),
+        deadline,
+    )
+    .await
+}
+
+/// Where to click `at` once it is actionable, with the page library's
+/// hit-target interceptor armed in the same evaluation (no extra round
+/// trip): the click that follows is checked as it lands, and [`intercepted`]
+/// says whether something else took it.
+pub async fn click_point(
+    frames: &mut Frames,
+    at: &Located,
+    deadline: Instant,
+) -> Result<(f64, f64), ApiError> {
+    let opts = json!({ "enabled": true, "hit": true, "arm": true });
+    actionable(frames, at, opts, deadline).await
+}
+
+/// After a click through [`click_point`]: what took the click instead of
+/// `at` (an overlay that appeared as the mouse came down), whose events the
+/// interceptor blocked; None when the click landed. One evaluation. A click
+/// that opened a dialog or navigated landed.
+pub async fn intercepted(tab: &Tab, at: &Located) -> Option<String> {
+    if tab.dialog().is_some() {
+        return None;
+    }
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    let v = lib(&mut frames, at, "intercepted()").await.ok()?;
+    v.get("covered").and_then(Value::as_str).map(str::to_string)
+}
+
+async fn actionable(
+    frames: &mut Frames,
+    at: &Located,
+    mut opts: Value,
+    deadline: Instant,
+) -> Result<(f64, f64), ApiError> {
     // Leave room to report why, rather than running into the deadline.
     let wait = deadline
         .saturating_duration_since(Instant::now())
         .saturating_sub(Duration::from_millis(300));
-    let opts = json!({ "timeoutMs": wait.as_millis() as u64, "enabled": enabled, "hit": hit });
+    opts["timeoutMs"] = json!(wait.as_millis() as u64);
     let v = lib(frames, at, &format!("actionable({}, {opts})", at.js)).await?;
     if let Some(blocked) = v.get("blocked") {
         let label = &at.label;

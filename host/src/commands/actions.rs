@@ -1,10 +1,12 @@
-//! Action commands: click, dblclick, hover, focus, type, fill, press, select,
-//! check, uncheck, scroll, drag, upload. Each resolves its target (ref, CSS
-//! selector, or a locator resolved once to a ref), checks actionability, acts
-//! with trusted input and settles.
+//! Action commands: click, dblclick, hover, focus, scroll, drag, upload, and
+//! (in `actions/input.rs`) type, fill, press, select, check, uncheck. Each
+//! resolves its target (ref, CSS selector, or a locator resolved once to a
+//! ref), checks actionability, acts with trusted input and settles; a click fails when something else took it as it
+//! landed, and an action that promises an end state reads it back.
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,7 +19,7 @@ use crate::browser::actions::{self as act, Button, Settle};
 use crate::browser::keys;
 use crate::browser::snapshot::{self, Options};
 use crate::browser::tab::Dialog;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// What to return after the action.
 #[derive(
@@ -92,11 +94,38 @@ where
     F: FnOnce(Tab, Instant) -> Fut,
     Fut: Future<Output = Result<Option<Value>, ApiError>>,
 {
+    perform_verified(cx, action, target, after, |tab, deadline| async move {
+        Ok((body(tab, deadline).await?, None))
+    })
+    .await
+}
+
+/// [`perform`] for an action that promises an end state: `body` also says
+/// what to read back, and it is read once the page has settled (what the
+/// page's handlers did to it included). Not after a navigation or with a
+/// dialog open: the element is gone, or the page cannot be read.
+async fn perform_verified<F, Fut>(
+    cx: &mut Cx,
+    action: &str,
+    target: Option<&str>,
+    after: Option<After>,
+    body: F,
+) -> Result<Acted, ApiError>
+where
+    F: FnOnce(Tab, Instant) -> Fut,
+    Fut: Future<Output = Result<(Option<Value>, Option<input::Verify>), ApiError>>,
+{
     let tab = cx.tab().await?;
     let deadline = cx.deadline();
     let settle = Settle::begin(&tab).await;
-    let value = body(tab.clone(), deadline).await?;
+    let (mut value, verify) = body(tab.clone(), deadline).await?;
     let navigated = settle.finish(&tab, deadline).await;
+    if let Some(verify) = verify
+        && navigated.is_none()
+        && tab.dialog().is_none()
+    {
+        value = verify.run(&tab).await?.or(value);
+    }
     let dialog = tab.dialog();
     let snapshot = match after {
         // A page behind a dialog cannot be read until the dialog is answered.
@@ -141,6 +170,14 @@ fn modifiers(list: &[String]) -> Result<u32, ApiError> {
     Ok(bits)
 }
 
+/// How long a click blocked by something that appeared over its target waits
+/// for it to go before the one retry.
+const RECLICK_WAIT: Duration = Duration::from_millis(1500);
+
+/// Clicks `target` once it is actionable. When something else takes the
+/// click as it lands (an overlay that appeared on hover or mousedown), the
+/// interceptor blocks its events and the click is retried once with a fresh
+/// check, as Playwright does; a second block fails, naming what covered it.
 async fn click_target(
     tab: &Tab,
     target: &str,
@@ -149,12 +186,29 @@ async fn click_target(
     mods: u32,
     deadline: Instant,
 ) -> Result<(), ApiError> {
-    let (x, y, pointer) = {
-        let (mut frames, at) = act::target(tab, target, deadline).await?;
-        let (x, y) = act::point(&mut frames, &at, true, true, deadline).await?;
-        (x, y, act::Pointer::of(&frames, &at).await?)
-    };
-    act::click_at(tab, &pointer, x, y, button, count, mods).await
+    let mut until = deadline;
+    loop {
+        let (x, y, pointer, at) = {
+            let (mut frames, at) = act::target(tab, target, deadline).await?;
+            let (x, y) = act::click_point(&mut frames, &at, until).await?;
+            (x, y, act::Pointer::of(&frames, &at).await?, at)
+        };
+        act::click_at(tab, &pointer, x, y, button, count, mods).await?;
+        let Some(by) = act::intercepted(tab, &at).await else {
+            return Ok(());
+        };
+        if until != deadline {
+            return Err(ApiError::new(
+                ErrorCode::Timeout,
+                format!("{} is covered by {by}", at.label()),
+            )
+            .with_hint(
+                "it appeared as the mouse came down and took the click (blocked, so nothing was clicked); \
+                 close or act on it first",
+            ));
+        }
+        until = deadline.min(Instant::now() + RECLICK_WAIT);
+    }
 }
 
 /// Click an element (a ref like @e5, a locator like text=Stop, or a CSS selector).
@@ -345,298 +399,10 @@ simple_action!(
     }
 );
 
-simple_action!(
-    Check,
-    "check",
-    "Check a checkbox or radio (no-op when checked)",
-    "Check a checkbox, radio or switch.",
-    "checked",
-    |tab, target, deadline| { set_checked(&tab, &target, true, deadline).await }
-);
-
-simple_action!(
-    Uncheck,
-    "uncheck",
-    "Uncheck a checkbox (no-op when unchecked)",
-    "Uncheck a checkbox or switch.",
-    "unchecked",
-    |tab, target, deadline| { set_checked(&tab, &target, false, deadline).await }
-);
-
-async fn checked_state(tab: &Tab, target: &str, deadline: Instant) -> Result<bool, ApiError> {
-    let (mut frames, at) = act::target(tab, target, deadline).await?;
-    let v = act::lib(&mut frames, &at, &format!("checked({})", at.js())).await?;
-    if v.get("notCheckable").is_some() {
-        return Err(ApiError::invalid(format!(
-            "{} is not a checkbox, radio or switch",
-            at.label()
-        )));
-    }
-    Ok(v["ok"] == true)
-}
-
-async fn set_checked(
-    tab: &Tab,
-    target: &str,
-    want: bool,
-    deadline: Instant,
-) -> Result<Option<Value>, ApiError> {
-    if checked_state(tab, target, deadline).await? == want {
-        return Ok(Some(json!(want)));
-    }
-    click_target(tab, target, Button::Left, 1, 0, deadline).await?;
-    let now = checked_state(tab, target, deadline).await?;
-    if now != want {
-        return Err(ApiError::invalid(format!(
-            "clicking {target} did not {} it (a radio cannot be unchecked by clicking)",
-            if want { "check" } else { "uncheck" }
-        )));
-    }
-    Ok(Some(json!(now)))
-}
-
-/// Type text key by key into an element (appends to what is there).
-#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Type {
-    /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
-    pub target: String,
-    /// The text to type.
-    pub text: String,
-    /// Return a snapshot (full) or only its changes (diff) afterwards.
-    #[arg(long, value_enum)]
-    pub snapshot_after: Option<After>,
-}
-
-impl Command for Type {
-    const NAME: &'static str = "type";
-    const ABOUT: &'static str = "Type text key by key into an element";
-    const SCOPE: Scope = Scope::Tab;
-    type Output = Acted;
-
-    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
-        let (target, text) = (self.target.clone(), self.text.clone());
-        perform(
-            &mut cx,
-            "typed into",
-            Some(&self.target),
-            self.snapshot_after,
-            |tab, deadline| async move {
-                let target = act::pin(&tab, &target, deadline).await?;
-                click_target(&tab, &target, Button::Left, 1, 0, deadline).await?;
-                act::type_text(&tab, &text).await?;
-                read_value(&tab, &target, deadline).await
-            },
-        )
-        .await
-    }
-
-    fn human(out: &Acted) -> String {
-        human(out)
-    }
-}
-
-async fn read_value(tab: &Tab, target: &str, deadline: Instant) -> Result<Option<Value>, ApiError> {
-    let (mut frames, at) = act::target(tab, target, deadline).await?;
-    let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
-    Ok(v.get("ok").cloned())
-}
-
-/// Replace a field's content: clear it, then insert the text (input and change fire).
-#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Fill {
-    /// @eN ref from a snapshot, a locator (text=Stop, role=button[name="Stop"], label=Email) or a CSS selector.
-    pub target: String,
-    /// The new content ("" clears the field).
-    pub text: String,
-    /// Return a snapshot (full) or only its changes (diff) afterwards.
-    #[arg(long, value_enum)]
-    pub snapshot_after: Option<After>,
-}
-
-impl Command for Fill {
-    const NAME: &'static str = "fill";
-    const ABOUT: &'static str = "Replace a field's content";
-    const SCOPE: Scope = Scope::Tab;
-    type Output = Acted;
-
-    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
-        let (target, text) = (self.target.clone(), self.text.clone());
-        perform(
-            &mut cx,
-            "filled",
-            Some(&self.target),
-            self.snapshot_after,
-            |tab, deadline| async move {
-                let target = act::pin(&tab, &target, deadline).await?;
-                let (mut frames, at) = act::target(&tab, &target, deadline).await?;
-                act::point(&mut frames, &at, true, false, deadline).await?;
-                let v = act::lib(&mut frames, &at, &format!("prepareFill({})", at.js())).await?;
-                if v.get("disabled").is_some() {
-                    return Err(ApiError::invalid(format!("{} is disabled", at.label())));
-                }
-                if v.get("readonly").is_some() {
-                    return Err(ApiError::invalid(format!("{} is read-only", at.label())));
-                }
-                if let Some(kind) = v.get("notFillable") {
-                    return Err(ApiError::invalid(format!(
-                        "{} is a {kind}, not a text field",
-                        at.label()
-                    ))
-                    .with_hint(
-                        "use select for dropdowns, check/uncheck for checkboxes, upload for files",
-                    ));
-                }
-                if text.is_empty() {
-                    act::lib(&mut frames, &at, &format!("clear({})", at.js())).await?;
-                } else {
-                    act::insert_text(&tab, &text).await?;
-                }
-                let v = act::lib(&mut frames, &at, &format!("changed({})", at.js())).await?;
-                Ok(v.get("ok").cloned())
-            },
-        )
-        .await
-    }
-
-    fn human(out: &Acted) -> String {
-        human(out)
-    }
-}
-
-/// Press a key or combo (Enter, Tab, Control+a, Shift+ArrowDown).
-#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Press {
-    /// A key name or combo: Enter, Escape, Control+a, Shift+Tab, a.
-    pub key: String,
-    /// Focus this element first (default: whatever has focus).
-    #[arg(long)]
-    pub target: Option<String>,
-    /// Return a snapshot (full) or only its changes (diff) afterwards.
-    #[arg(long, value_enum)]
-    pub snapshot_after: Option<After>,
-}
-
-impl Command for Press {
-    const NAME: &'static str = "press";
-    const ABOUT: &'static str = "Press a key or key combo";
-    const SCOPE: Scope = Scope::Tab;
-    type Output = Acted;
-
-    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
-        let combo = keys::combo(&self.key)?;
-        let target = self.target.clone();
-        let label = format!(
-            "{}{}",
-            self.key,
-            self.target
-                .as_ref()
-                .map(|t| format!(" on {t}"))
-                .unwrap_or_default()
-        );
-        perform(
-            &mut cx,
-            "pressed",
-            Some(&label),
-            self.snapshot_after,
-            |tab, deadline| async move {
-                if let Some(target) = target {
-                    let (mut frames, at) = act::target(&tab, &target, deadline).await?;
-                    act::lib(
-                        &mut frames,
-                        &at,
-                        &format!("run({}, el => el.focus())", at.js()),
-                    )
-                    .await?;
-                }
-                act::press(&tab, &combo).await?;
-                Ok(None)
-            },
-        )
-        .await
-    }
-
-    fn human(out: &Acted) -> String {
-        human(out)
-    }
-}
-
-/// Choose options of a <select> by value or visible label.
-#[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Select {
-    /// @eN ref from a snapshot, a locator (label=Country) or a CSS selector of a <select>.
-    pub target: String,
-    /// Option values or labels (several for a multiple select).
-    #[arg(required = true)]
-    pub values: Vec<String>,
-    /// Return a snapshot (full) or only its changes (diff) afterwards.
-    #[arg(long, value_enum)]
-    pub snapshot_after: Option<After>,
-}
-
-impl Command for Select {
-    const NAME: &'static str = "select";
-    const ABOUT: &'static str = "Choose options of a select by value or label";
-    const SCOPE: Scope = Scope::Tab;
-    type Output = Acted;
-
-    async fn run(self, mut cx: Cx) -> Result<Acted, ApiError> {
-        if self.values.is_empty() {
-            return Err(ApiError::invalid(
-                "select needs at least one value or label",
-            ));
-        }
-        let (target, values) = (self.target.clone(), self.values.clone());
-        perform(
-            &mut cx,
-            "selected in",
-            Some(&self.target),
-            self.snapshot_after,
-            |tab, deadline| async move {
-                let target = act::pin(&tab, &target, deadline).await?;
-                let (mut frames, at) = act::target(&tab, &target, deadline).await?;
-                act::point(&mut frames, &at, true, false, deadline).await?;
-                let v = act::lib(
-                    &mut frames,
-                    &at,
-                    &format!("select({}, {})", at.js(), json!(values)),
-                )
-                .await?;
-                if v.get("notSelect").is_some() {
-                    return Err(ApiError::invalid(format!(
-                        "{} is not a <select>",
-                        at.label()
-                    )));
-                }
-                if v.get("notMultiple").is_some() {
-                    return Err(ApiError::invalid(format!(
-                        "{} takes one option",
-                        at.label()
-                    )));
-                }
-                if v.get("disabled").is_some() {
-                    return Err(ApiError::invalid(format!("{} is disabled", at.label())));
-                }
-                if let Some(missing) = v.get("noOption") {
-                    return Err(ApiError::not_found(format!(
-                        "{} has no option {missing}",
-                        at.label()
-                    ))
-                    .with_hint(format!("its options: {}", v["options"])));
-                }
-                Ok(v.get("ok").cloned())
-            },
-        )
-        .await
-    }
-
-    fn human(out: &Acted) -> String {
-        human(out)
-    }
-}
+// The commands that put values into fields: type, fill, press, select,
+// check, uncheck.
+mod input;
+pub use input::{Check, Fill, Press, Select, Type, Uncheck};
 
 /// Scroll the page, scroll inside an element, or bring an element into view.
 #[derive(Debug, clap::Args, Serialize, Deserialize, JsonSchema)]

@@ -193,8 +193,11 @@ async fn click_target(
             let (x, y) = act::click_point(&mut frames, &at, until).await?;
             (x, y, act::Pointer::of(&frames, &at).await?, at)
         };
-        act::click_at(tab, &pointer, x, y, button, count, mods).await?;
-        let Some(by) = act::intercepted(tab, &at).await else {
+        let clicked = act::click_at(tab, &pointer, x, y, button, count, mods).await;
+        // Disarmed whatever happened, so it cannot block a later click.
+        let covered = act::intercepted(tab, &at).await;
+        clicked?;
+        let Some(by) = covered else {
             return Ok(());
         };
         if until != deadline {

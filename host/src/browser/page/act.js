@@ -209,12 +209,12 @@
   // appeared as the mouse came down), that event and the rest are blocked
   // and disarm() reports what took them. A target replaced by the page
   // (a re-render on mousedown) is not a cover: the click goes where a
-  // person's would. It disarms itself after a few seconds, so a click that
+  // person's would. It disarms itself after two seconds, so a click that
   // never came cannot swallow a person's later one.
   const CLICK_EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
   function arm(el, aim) {
     disarm();
-    const s = { until: performance.now() + 5000, seen: false, covered: null };
+    const s = { until: performance.now() + 2000, seen: false, covered: null };
     s.listener = (e) => {
       if (!e.isTrusted || W.intercept !== s) return;
       if (performance.now() > s.until) { disarm(); return; }

@@ -41,7 +41,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Only `eval 1`, snapshots and clicks (a few minutes with the
         // corpus): `cargo xtask bench pages`.
         setup::ensure_browser()?;
-        setup::build_rig_bins()?;
+        // `--no-build`: measure the release binaries in place (a before and
+        // after comparison puts each build's binary there in turn).
+        if !args.iter().any(|a| a == "--no-build") {
+            setup::build_rig_bins()?;
+        }
         let rig = Rig::start("release")?;
         rig.run_ok(&["goto", &rig.url("index.html")])?;
         let mut evals = evals(&rig, runs)?;

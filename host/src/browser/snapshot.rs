@@ -22,7 +22,7 @@ pub const MAX_NODES: usize = 4000;
 pub const MAX_CHARS: usize = 192_000;
 /// A page with more text than this has its long lines shortened (each one
 /// saying how to read the rest); one with less shows all of it.
-pub const TEXT_BUDGET: usize = 12_000;
+pub const TEXT_BUDGET: usize = 6_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {

@@ -190,7 +190,7 @@
   // rest: `… (+312 chars: text @e41)`. Refs are never dropped.
   const ref = (it, st) => '@' + st.prefix + 'e' + it.ref;
   function nameOf_(it, st) {
-    const max = st.clipping ? NAME_MAX : 4 * NAME_MAX;
+    const max = NAME_MAX;
     if (it.name.length <= max) return JSON.stringify(it.name) + (it.hint ? ' (from ' + it.hint + ')' : '');
     return JSON.stringify(clip(it.name, max)) + ' (+' + (it.name.length - max + 1) + ' chars: text ' + ref(it, st) + ')';
   }
@@ -297,7 +297,7 @@
     const words = flow.some((k) => k.t === 'text' && hasWords(k.s));
     const refs = flow.filter((k) => k.t === 'el');
     if (st.interactive) {
-      if (refs.length) context(st, lines);
+      if (refs.length) context(st, lines, refs[0]);
       else if (words) remember(flow, st);
       for (const r of refs) emitItem(r, 0, st, lines);
       return;
@@ -326,8 +326,10 @@
     const text = flowText(flow, st, null);
     st.ctx = text.length <= CONTEXT_MAX ? 'text: ' + text : null;
   }
-  function context(st, lines) {
-    if (st.ctx) push(lines, st, 0, st.ctx);
+  // Pushes the remembered context line before `it`'s, unless `it` says the
+  // same (a heading whose link bears its words).
+  function context(st, lines, it) {
+    if (st.ctx && !(it && it.name && st.ctx.includes(JSON.stringify(clip(it.name, NAME_MAX))))) push(lines, st, 0, st.ctx);
     st.ctx = null;
   }
 
@@ -346,7 +348,7 @@
         if (cells !== null) { context(st, lines); push(lines, st, 0, lineOf(it, st) + ': ' + cells); return; }
       }
       if (it.ref !== null) {
-        context(st, lines);
+        context(st, lines, it);
         push(lines, st, 0, lineOf(it, st));
       } else if (it.name && CONTEXT_ROLES.has(it.role)) {
         st.ctx = lineOf(it, st);
@@ -447,7 +449,7 @@
       collectListened();
       const st = { next: opts.nextRef, prefix: opts.prefix, interactive: !!opts.interactive, depth: opts.depth ?? null,
         maxNodes: opts.maxNodes, maxChars: opts.maxChars, urls: !!opts.urls, textClip: opts.textClip || 160,
-        textBudget: opts.textBudget || 12000, text: 0, clipping: false, ctx: null, inCell: 0, refs: 0,
+        textBudget: opts.textBudget || 6000, text: 0, clipping: false, ctx: null, inCell: 0, refs: 0,
         chars: 0, visited: 0, truncated: false, stop: false, full: false };
       let root = document.body || document.documentElement;
       if (opts.scope !== null && opts.scope !== undefined) {

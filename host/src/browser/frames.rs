@@ -4,7 +4,8 @@
 //! iframes reached through auto-attached child sessions), one isolated world
 //! per frame, installing the page library (`page/`) into it, the ref → frame map, and
 //! resolving a target (`@e5`, `@f1e2` or a CSS selector) to the frame that
-//! holds it. A world whose document went away is never silently recreated for
+//! holds it; a locator (`text=Stop`) parses here and is resolved to a ref
+//! by `locate.rs`. A world whose document went away is never silently recreated for
 //! an old ref: that ref is stale.
 
 use std::collections::HashMap;

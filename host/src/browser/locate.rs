@@ -218,13 +218,16 @@ pub async fn resolve(
         gate: None,
     };
     loop {
+        let began = Instant::now();
         let s = search(tab, frames, &q).await?;
+        // Another search must fit before the deadline, with room to say why.
+        let room = POLL + MARGIN.max(began.elapsed() * 2);
         let picked = match nth {
             None if s.count > 1 => return Err(ambiguous(locator, &s)),
             None if s.count == 1 => s.found.first().cloned(),
-            Some(n) if s.count > 0 => {
-                let index = if n < 0 { s.count as i64 + n } else { n };
-                if index < 0 || index as usize >= s.count {
+            Some(n) if s.count > 0 => match nth_of(frames, &s, n, false).await? {
+                Some(f) => Some(f),
+                None => {
                     return Err(ApiError::not_found(format!(
                         "{} picks match {n}, but {} visible element{} match{}",
                         locator.source(),
@@ -234,8 +237,7 @@ pub async fn resolve(
                     ))
                     .with_hint("nth= counts from 0 (-1 is the last); see them with webrig find"));
                 }
-                Some(pick(frames, &s, index as usize).await?)
-            }
+            },
             _ => None,
         };
         if let Some(f) = picked {
@@ -244,15 +246,36 @@ pub async fn resolve(
                 number: f.number,
             });
         }
-        if Instant::now() + POLL + MARGIN >= deadline {
+        if Instant::now() + room >= deadline {
             return Err(nothing(locator, &s));
         }
         tokio::time::sleep(POLL).await;
     }
 }
 
+/// Match `n` of a search (0-based, negative from the end) across frames,
+/// with a ref (and a context line, with `context`); None when there are
+/// not that many.
+pub async fn nth_of(
+    frames: &mut Frames,
+    s: &Search,
+    n: i64,
+    context: bool,
+) -> Result<Option<Found>, ApiError> {
+    let index = if n < 0 { s.count as i64 + n } else { n };
+    match usize::try_from(index) {
+        Ok(i) if i < s.count => pick(frames, s, i, context).await.map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// The `index`-th visible match across frames, with a ref.
-async fn pick(frames: &mut Frames, s: &Search, index: usize) -> Result<Found, ApiError> {
+async fn pick(
+    frames: &mut Frames,
+    s: &Search,
+    index: usize,
+    context: bool,
+) -> Result<Found, ApiError> {
     if let Some(f) = s.found.get(index) {
         return Ok(f.clone());
     }
@@ -263,8 +286,7 @@ async fn pick(frames: &mut Frames, s: &Search, index: usize) -> Result<Found, Ap
             continue;
         }
         let first = frames.next_ref();
-        let args =
-            json!({ "prefix": prefix(ordinal), "nextRef": first, "index": rest, "context": false });
+        let args = json!({ "prefix": prefix(ordinal), "nextRef": first, "index": rest, "context": context });
         let v = frames
             .eval(
                 ordinal,

@@ -55,10 +55,7 @@ impl Command for Find {
         let mut s = locate::search(&tab, &mut frames, &q).await?;
         // A trailing nth= picks one of them, as it does for a target.
         if let (_, Some(n)) = locator.split_nth() {
-            let index = if n < 0 { s.count as i64 + n } else { n };
-            let one = usize::try_from(index)
-                .ok()
-                .and_then(|i| s.found.get(i).cloned());
+            let one = locate::nth_of(&mut frames, &s, n, true).await?;
             s.count = usize::from(one.is_some());
             s.found = one.into_iter().collect();
         }

@@ -49,7 +49,7 @@ both_transports!(text_locators_match_exact_or_substring_and_retarget, |s| {
         &s,
         "click",
         json!({ "target": "text=\"stop\"" }),
-        600,
+        2000,
         "not_found",
     );
     assert_eq!(message(&e), "no element matches text=\"stop\"", "{e}");
@@ -147,7 +147,7 @@ both_transports!(chains_nth_and_shadow_roots, |s| {
         &s,
         "click",
         json!({ "target": "text=Details >> nth=3" }),
-        600,
+        2000,
         "not_found",
     );
     assert!(
@@ -206,7 +206,7 @@ both_transports!(hidden_only_matches_say_so, |s| {
         &s,
         "click",
         json!({ "target": "text=Secret door" }),
-        700,
+        2000,
         "not_found",
     );
     let msg = message(&e);
@@ -219,7 +219,7 @@ both_transports!(hidden_only_matches_say_so, |s| {
         &s,
         "click",
         json!({ "target": "role=button[name=\"Ghost door\"]" }),
-        700,
+        2000,
         "not_found",
     );
     assert!(message(&e).contains("matches only hidden elements"), "{e}");
@@ -227,7 +227,7 @@ both_transports!(hidden_only_matches_say_so, |s| {
         &s,
         "click",
         json!({ "target": "text=Nowhere at all" }),
-        700,
+        2000,
         "not_found",
     );
     assert_eq!(message(&e), "no element matches text=Nowhere at all");
@@ -344,6 +344,19 @@ fn find_lists_refs_with_context_and_caps_the_list() {
     let found = s.ok("find", json!({ "query": "text=Many" }));
     assert_eq!(found["count"], 70);
     assert_eq!(found["matches"].as_array().map(Vec::len), Some(50));
+    // nth= past the listed 50 still picks.
+    let found = s.ok("find", json!({ "query": "text=Many >> nth=65" }));
+    assert_eq!(found["count"], 1);
+    assert!(
+        found["matches"][0]["line"]
+            .as_str()
+            .is_some_and(|l| l.ends_with("button \"Many 65\"")),
+        "{found}"
+    );
+    assert_eq!(
+        found["matches"][0]["context"], "heading \"Later\"",
+        "{found}"
+    );
     let out = s.daemon.cli(&["--session", &s.name, "find", "Many"]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let lines: Vec<&str> = text.lines().collect();

@@ -7,8 +7,8 @@
 // The library is these files joined in order inside one function
 // (`frames.rs` PAGE_LIB): core.js (roles, names, states, refs), outline.js
 // (the snapshot walk), act.js (actionability, form calls), settle.js
-// (waiting for what an action set off), end.js (publishes `lib`). Each adds
-// its calls to `lib`.
+// (waiting for what an action set off), locate.js (locators: text=, role=,
+// label=, …), end.js (publishes `lib`). Each adds its calls to `lib`.
 (() => {
   if (globalThis.__webrig && globalThis.__webrig.lib) return;
   const W = (globalThis.__webrig = {

@@ -78,15 +78,15 @@
     return found.map((el) => activated(el) || el);
   }
 
-  // The snapshot's rule for a ref on an element with no role: styled as
-  // clickable (cursor: pointer where its parent's is not) or focusable.
+  // The snapshot's rule for a ref on an element with no role of its own
+  // (`clickTarget` in core.js: a click listener, onclick, tabindex, an <a>
+  // without href, styled as clickable).
   function roleForLocate(el) {
     const role = roleOf(el);
     if (role) return role;
     if (el.tagName === 'SUMMARY') return 'button';
-    if (el.tagName === 'LABEL') return null;
-    if (pointerOrigin(el) || (el.tabIndex >= 0 && el.hasAttribute('tabindex'))) return 'clickable';
-    return null;
+    const view = el.ownerDocument.defaultView;
+    return clickTarget(el, view.getComputedStyle(el), view) ? 'clickable' : null;
   }
 
   // The state `name` of `el` as `role=…[name=value]` compares it.

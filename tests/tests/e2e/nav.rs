@@ -56,12 +56,15 @@ fn goto_past_the_deadline_times_out_and_the_session_goes_on() {
 #[test]
 fn goto_until_domcontentloaded_does_not_wait_for_slow_images() {
     let s = session!();
+    // The browser's launch is not what is measured.
+    s.ok("goto", json!({ "url": web().url("index.html") }));
     let start = std::time::Instant::now();
     s.ok(
         "goto",
         json!({ "url": web().url("slow-image.html"), "until": "domcontentloaded" }),
     );
-    assert!(start.elapsed().as_millis() < 1400, "waited for the image");
+    // The image takes 3 s to arrive.
+    assert!(start.elapsed().as_millis() < 2500, "waited for the image");
     let text = s.ok("text", json!({ "target": "#text" }));
     assert_eq!(text["text"], "Text is here before the image.");
     // The default (load) waits for it.

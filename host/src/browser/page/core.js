@@ -345,13 +345,16 @@
     'hover', 'focus', 'left', 'right', 'small', 'large', 'big', 'default', 'primary', 'secondary', 'round', 'circle', 'inline']);
   // A hint drawn from class names (`"reply" (from class)`) or an icon
   // font's ligature (`"send" (from icon)`): [text, source] or null.
+  // Whether `text` in an element of class `cls` is an icon font's ligature
+  // (`<span class="material-icons">send</span>`).
+  const ligature = (text, cls) => /^[a-z][a-z0-9_]{1,30}$/.test(text) && /icon|symbol|material/i.test(String(cls || ''));
   function hintOf(el) {
-    const ligature = el.childElementCount === 0 ? norm(el.textContent) : '';
-    if (/^[a-z][a-z0-9_]{1,30}$/.test(ligature) && /icon|symbol|material/i.test(String(el.className))) return [ligature.replace(/_/g, ' '), 'icon'];
+    const own = el.childElementCount === 0 ? norm(el.textContent) : '';
+    if (ligature(own, el.getAttribute('class'))) return [own.replace(/_/g, ' '), 'icon'];
     const seen = [el, ...el.querySelectorAll('i, span, svg, use, img')].slice(0, 8);
     for (const n of seen) {
       const lig = n !== el && n.childElementCount === 0 ? norm(n.textContent) : '';
-      if (/^[a-z][a-z0-9_]{1,30}$/.test(lig) && /icon|symbol|material/i.test(String(n.getAttribute('class') || ''))) return [lig.replace(/_/g, ' '), 'icon'];
+      if (ligature(lig, n.getAttribute('class'))) return [lig.replace(/_/g, ' '), 'icon'];
       const href = n.tagName === 'use' ? n.getAttribute('href') || n.getAttribute('xlink:href') || '' : '';
       const sprite = /#(?:icon[-_])?([a-z][\w-]*)$/i.exec(href);
       if (sprite) return [words(sprite[1]), 'icon'];

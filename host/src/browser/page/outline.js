@@ -114,7 +114,7 @@
     if (!item.name && own && flat) {
       item.name = own;
       // An icon font's ligature (`<span class="material-icons">send</span>`).
-      if (/^[a-z][a-z0-9_]{1,30}$/.test(own) && /icon|symbol|material/i.test(String(el.className))) item.hint = 'icon';
+      if (ligature(own, el.getAttribute('class'))) item.hint = 'icon';
     }
     giveRef(item, el, 'clickable|' + item.name, st);
     if (!item.name && !own) named(item, el);

@@ -242,20 +242,26 @@ impl RunCx {
         }
         let deadline = tokio::time::Instant::from_std(self.deadline);
         let probe = self.probe.clone();
-        self.handle.block_on(async {
+        let passed = || wit::Error::Timeout("the run's deadline passed".into());
+        let out = self.handle.block_on(async {
             let work = crate::providers::PROBE.scope(probe, work);
+            // Work that ends because the deadline passed (a provider call
+            // cut at the same instant) is the deadline, not an answer.
             tokio::select! {
+                biased;
+                _ = tokio::time::sleep_until(deadline) => Err(passed()),
                 out = work => Ok(out),
-                _ = tokio::time::sleep_until(deadline) => {
-                    Err(wit::Error::Timeout("the run's deadline passed".into()))
-                }
                 _ = async {
                     while !self.cancelled() {
                         tokio::time::sleep(Duration::from_millis(20)).await;
                     }
                 } => Err(wit::Error::Timeout("the run was cancelled".into())),
             }
-        })
+        })?;
+        if Instant::now() >= self.deadline {
+            return Err(passed());
+        }
+        Ok(out)
     }
 }
 

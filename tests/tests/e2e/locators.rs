@@ -237,9 +237,11 @@ both_transports!(hidden_only_matches_say_so, |s| {
 both_transports!(a_locator_waits_for_an_element_that_appears_later, |s| {
     open(&s);
     s.ok("click", json!({ "target": "#arm" }));
-    // The button comes 300 ms after the click.
+    // The button comes 700 ms after the click, past what a click settles
+    // for, so the locator itself waits (the deadline is roomy: the
+    // suite loads two cores, and the wait is what is tested, not its speed).
     let resp = s.daemon.request(json!({
-        "session": s.name, "command": "click", "timeout_ms": 5000,
+        "session": s.name, "command": "click", "timeout_ms": 20000,
         "args": { "target": "role=button[name=\"Late arrival\"]" }
     }));
     assert_eq!(resp["ok"], true, "{resp}");

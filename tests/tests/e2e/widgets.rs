@@ -374,7 +374,7 @@ both_transports!(settling_waits_for_what_the_action_set_off, |s| {
     // An endless chain of fresh short timers holds a click to the settle's
     // bound (1 s), not to the command's timeout.
     let storm = s.daemon.request(json!({
-        "session": s.name, "command": "click", "timeout_ms": 5000, "args": { "target": "#storm" }
+        "session": s.name, "command": "click", "timeout_ms": 15000, "args": { "target": "#storm" }
     }));
     assert_eq!(storm["ok"], true, "{storm}");
     s.ok("text", json!({ "target": "#clock" }));

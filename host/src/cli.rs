@@ -1,7 +1,7 @@
 //! The `webrig` command line: clap wiring generated from the registry, output
-//! rendering, and the daemon client (which starts the daemon when needed).
+//! rendering; the daemon client (which starts the daemon when needed) is
+//! `crate::client`, shared with MCP stdio.
 
-pub(crate) mod client;
 mod progress;
 
 use std::io::Write;
@@ -290,7 +290,7 @@ pub fn main() -> ExitCode {
         Ok(p) => p,
         Err(e) => return report_local(&globals, &format!("{e:#}"), 1),
     };
-    let client = client::Client::new(home, port);
+    let client = crate::client::Client::new(home, port);
     let timeout = entry.timeout_for(&request.args);
     let sent = if entry.streams() {
         let mut progress = progress::Progress::new(globals.json);
@@ -370,7 +370,7 @@ fn show_workflow_help(argv: &[String], name: &str) -> ExitCode {
     };
     let sent = Home::from_env().and_then(|home| {
         let port = config::port(globals.port)?;
-        client::Client::new(home, port).send(&request, true, None, None)
+        crate::client::Client::new(home, port).send(&request, true, None, None)
     });
     match sent {
         Ok((raw, response)) => render(&globals, entry, &raw, &response),

@@ -10,6 +10,7 @@ mod actions;
 mod capture;
 mod context;
 mod daemon;
+pub mod dispatch;
 mod devtools;
 mod emulate;
 pub mod envelope;

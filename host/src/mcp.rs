@@ -20,7 +20,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
-use crate::cli::client::Client;
+use crate::client::Client;
 use crate::commands::envelope::Request;
 use crate::commands::{self, Entry};
 use crate::config::Home;
@@ -92,7 +92,7 @@ pub enum Backend {
     /// The daemon's Unix socket, as the CLI talks to it (`webrig mcp`).
     Socket { home: Home, port: u16 },
     /// Inside the daemon (`/mcp`): the same dispatch as `/command`.
-    InProcess(Arc<crate::daemon::State>),
+    InProcess(Arc<crate::rig::State>),
 }
 
 /// The MCP server: a registry subset, a session, where calls go.
@@ -159,7 +159,7 @@ impl Server {
             Backend::InProcess(state) => {
                 // The HTTP door: local files only when config.toml says so.
                 request.local_files = state.access().http_local_files;
-                crate::daemon::dispatch_request(state.clone(), request).await
+                crate::commands::dispatch::dispatch(state.clone(), request).await
             }
         };
         match (response.result, response.error) {
@@ -259,7 +259,7 @@ impl ServerHandler for Server {
 /// MCP over Streamable HTTP for the daemon's `/mcp` (behind its token,
 /// Host and Origin checks): every tool, acting in session `default`.
 pub fn http_service(
-    state: Arc<crate::daemon::State>,
+    state: Arc<crate::rig::State>,
 ) -> rmcp::transport::streamable_http_server::StreamableHttpService<
     Server,
     rmcp::transport::streamable_http_server::session::local::LocalSessionManager,

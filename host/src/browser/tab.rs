@@ -42,17 +42,8 @@ struct TabInner {
     frames: tokio::sync::Mutex<Frames>,
     /// Held while a command runs on this tab: its commands run in order.
     queue: Arc<tokio::sync::Mutex<()>>,
-    lease: Mutex<Option<Lease>>,
     dialog: DialogWatch,
     devtools: Arc<super::devtools::TabDevtools>,
-}
-
-/// Which client holds a tab, and who waits for it (FIFO).
-struct Lease {
-    holder: String,
-    since: std::time::Instant,
-    last: std::time::Instant,
-    waiters: std::collections::VecDeque<String>,
 }
 
 /// A JavaScript dialog (alert, confirm, prompt, beforeunload) open on a tab.
@@ -77,13 +68,6 @@ pub fn dialog_open(tab: &str, d: &Dialog) -> ApiError {
         format!("a {} dialog is open on tab {tab}: {:?}", d.kind, d.message),
     )
     .with_hint("answer it first: webrig dialog accept, or webrig dialog dismiss (prompts: --text)")
-}
-
-/// Why a client may not use a tab now.
-#[derive(Debug, Clone)]
-pub struct Leased {
-    pub holder: String,
-    pub held_for: std::time::Duration,
 }
 
 impl Tab {
@@ -161,7 +145,6 @@ impl Tab {
                 children,
                 frames: tokio::sync::Mutex::new(Frames::default()),
                 queue: Arc::new(tokio::sync::Mutex::new(())),
-                lease: Mutex::new(None),
                 dialog,
                 devtools,
             }),
@@ -171,76 +154,6 @@ impl Tab {
     /// The lock a command holds while it runs on this tab.
     pub fn queue(&self) -> Arc<tokio::sync::Mutex<()>> {
         self.inner.queue.clone()
-    }
-
-    /// Takes or refreshes `client`'s lease on this tab. A tab is leased to
-    /// the first named client that uses it until that client has been idle
-    /// for `idle`; then the longest-waiting client gets it. Anonymous callers
-    /// never take a lease but are refused while one is held. With `queue`,
-    /// a refused client joins the waiting line.
-    pub fn lease(
-        &self,
-        client: Option<&str>,
-        idle: std::time::Duration,
-        queue: bool,
-    ) -> Result<(), Leased> {
-        let now = std::time::Instant::now();
-        let mut slot = self.inner.lease.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(l) = slot.as_mut() {
-            let expired = now.duration_since(l.last) >= idle;
-            if !expired && Some(l.holder.as_str()) == client {
-                l.last = now;
-                return Ok(());
-            }
-            if !expired {
-                if queue
-                    && let Some(c) = client
-                    && !l.waiters.iter().any(|w| w == c)
-                {
-                    l.waiters.push_back(c.to_string());
-                }
-                return Err(Leased {
-                    holder: l.holder.clone(),
-                    held_for: now.duration_since(l.since),
-                });
-            }
-            // Expired: the first in line goes next.
-            if let Some(front) = l.waiters.front().cloned()
-                && Some(front.as_str()) != client
-            {
-                if queue
-                    && let Some(c) = client
-                    && !l.waiters.iter().any(|w| w == c)
-                {
-                    l.waiters.push_back(c.to_string());
-                }
-                return Err(Leased {
-                    holder: format!("{front} (next in line)"),
-                    held_for: std::time::Duration::ZERO,
-                });
-            }
-        }
-        let Some(client) = client else {
-            // Anonymous: passes once no lease is held (expired leases do not count).
-            if slot.as_ref().is_some_and(|l| l.waiters.is_empty()) {
-                *slot = None;
-            }
-            return Ok(());
-        };
-        let waiters = match slot.take() {
-            Some(mut l) => {
-                l.waiters.retain(|w| w != client);
-                l.waiters
-            }
-            None => Default::default(),
-        };
-        *slot = Some(Lease {
-            holder: client.to_string(),
-            since: now,
-            last: now,
-            waiters,
-        });
-        Ok(())
     }
 
     /// The child session of an out-of-process frame, if it is one.

@@ -8,7 +8,7 @@ use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
 use crate::browser::{SessionState, Tab};
-use crate::daemon::State;
+use crate::rig::State;
 use crate::error::ApiError;
 
 pub struct Cx {

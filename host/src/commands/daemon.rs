@@ -126,7 +126,7 @@ impl Command for Pair {
         let only = match self.extension_id {
             Some(id) => {
                 let origin = format!("chrome-extension://{}", id.trim());
-                if !crate::daemon::extension::is_extension_origin(&origin) {
+                if !crate::rig::pairing::is_extension_origin(&origin) {
                     return Err(ApiError::invalid(format!(
                         "--extension-id {id:?}: an extension id is 32 letters from a to p"
                     )));

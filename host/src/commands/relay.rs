@@ -172,7 +172,7 @@ impl Command for ExtensionStatus {
     type Output = RelayStatus;
 
     async fn run(self, cx: Cx) -> Result<RelayStatus, ApiError> {
-        let paired = crate::daemon::extension::paired_origin(cx.state());
+        let paired = crate::rig::pairing::paired_origin(cx.state());
         let Ok(link) = relay_link(&cx) else {
             return Ok(RelayStatus {
                 connected: false,

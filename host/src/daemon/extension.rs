@@ -18,11 +18,10 @@ use axum::extract::{Request, State as AxState};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::State;
+use super::Door;
 use super::guard::Purpose;
+use crate::rig::pairing::{is_extension_origin, paired_origin};
 use crate::browser::relay::{self, Link};
-
-pub use super::routes::is_extension_origin;
 
 pub mod handshake;
 
@@ -33,32 +32,12 @@ pub const PROTOCOL: &str = "webrig.v2";
 const SILENCE: Duration = Duration::from_secs(45);
 const MAX_FRAME: usize = 64 << 20;
 
-/// The file that remembers which extension paired.
-fn origin_file(state: &State) -> std::path::PathBuf {
-    state.home().root().join("extension-origin")
-}
-
-/// The origin that paired last, if any.
-pub fn paired_origin(state: &State) -> Option<String> {
-    std::fs::read_to_string(origin_file(state))
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| is_extension_origin(s))
-}
-
-/// Remembers `origin` as the paired extension (owner-only file).
-pub fn remember_origin(state: &State, origin: &str) {
-    if let Err(e) = crate::config::write_private(&origin_file(state), origin.as_bytes()) {
-        tracing::warn!(error = %e, "cannot remember the paired extension");
-    }
-}
-
 fn plain(status: StatusCode, text: &str) -> Response {
     (status, text.to_string()).into_response()
 }
 
 /// `GET /extension`: checks, then the WebSocket, then the handshake.
-pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Response {
+pub async fn connect(AxState(state): AxState<Arc<Door>>, req: Request) -> Response {
     let headers = req.headers().clone();
     let origin = headers
         .get(header::ORIGIN)
@@ -123,7 +102,7 @@ pub async fn connect(AxState(state): AxState<Arc<State>>, req: Request) -> Respo
 
 /// The upgraded socket: the handshake under small frame limits and a
 /// deadline, then (proved, and no other extension connected) the relay.
-async fn serve_upgraded(state: Arc<State>, io: hyper::upgrade::Upgraded) {
+async fn serve_upgraded(state: Arc<Door>, io: hyper::upgrade::Upgraded) {
     use tokio_tungstenite::WebSocketStream;
     use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
     let small = WebSocketConfig::default()
@@ -181,7 +160,7 @@ async fn serve_upgraded(state: Arc<State>, io: hyper::upgrade::Upgraded) {
 /// it. A delay, not a refusal: a refusal would let a stranger who fails
 /// on purpose keep the real extension out; the delay only slows the
 /// stranger (the proofs cannot be guessed anyway).
-fn failure_delay(state: &State) -> Duration {
+fn failure_delay(state: &Door) -> Duration {
     let budget = state.limits().unauthenticated_per_minute;
     if state
         .limiter()

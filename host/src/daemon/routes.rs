@@ -12,10 +12,13 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::json;
+use subtle::ConstantTimeEq;
 
-use super::State;
-use super::dispatch;
-use super::guard::{Caller, Purpose, Redeem};
+use super::Door;
+use super::guard::{Caller, Purpose};
+use crate::commands::dispatch;
+use crate::rig::State;
+use crate::rig::pairing::{Redeem, is_extension_origin, remember_origin};
 use super::listen::Via;
 use crate::commands::envelope::{Request as CommandRequest, Response as CommandResponse};
 use crate::error::{ApiError, ErrorCode};
@@ -26,12 +29,13 @@ const EXTENSION_PATHS: &[&str] = &["/ping", "/pair", "/extension"];
 /// The largest `/pair` body: `{"code":"123456"}` and room to spare.
 const PAIR_BODY_BYTES: usize = 512;
 
-pub fn app(state: Arc<State>) -> Router {
+pub fn app(rig: Arc<State>) -> Router {
+    let state = Door::new(rig);
     let authed = Router::new()
         .route("/command", post(command))
         .route("/command/stream", post(command_stream))
         .route("/openapi.json", get(openapi))
-        .nest_service("/mcp", crate::mcp::http_service(state.clone()))
+        .nest_service("/mcp", crate::mcp::http_service(state.rig.clone()))
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .route("/ping", get(ping))
@@ -140,7 +144,7 @@ struct PairBody {
 /// why), so a stranger's flood cannot keep the user's popup from pairing.
 /// Wrong tries are counted, and past the budget answered 429, to slow a
 /// guesser's feedback loop; the code's 60 bits are what make guessing hopeless.
-async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn pair(AxState(state): AxState<Arc<Door>>, headers: HeaderMap, body: Bytes) -> Response {
     let origin = headers
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
@@ -162,7 +166,7 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
     let mut resp = match state.redeem(&body.code, &origin) {
         Redeem::Ok => {
             // This extension, and only it, may connect from now on.
-            super::extension::remember_origin(&state, &origin);
+            remember_origin(&state, &origin);
             axum::Json(json!({ "token": state.token() })).into_response()
         }
         Redeem::NoCode => refuse(
@@ -193,12 +197,12 @@ async fn pair(AxState(state): AxState<Arc<State>>, headers: HeaderMap, body: Byt
 }
 
 async fn command(
-    AxState(state): AxState<Arc<State>>,
+    AxState(state): AxState<Arc<Door>>,
     via: Option<axum::Extension<Via>>,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
     match read_request(&state, via, body) {
-        Ok(request) => envelope(dispatch::dispatch(state, request).await),
+        Ok(request) => envelope(dispatch::dispatch(state.rig.clone(), request).await),
         Err(resp) => envelope(resp),
     }
 }
@@ -208,7 +212,7 @@ async fn command(
 /// runs, then its envelope as the last line. A client that goes away
 /// cancels the command.
 async fn command_stream(
-    AxState(state): AxState<Arc<State>>,
+    AxState(state): AxState<Arc<Door>>,
     via: Option<axum::Extension<Via>>,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
@@ -219,7 +223,7 @@ async fn command_stream(
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
     request.events = Some(tx.clone());
     let task = tokio::spawn(async move {
-        let resp = dispatch::dispatch(state, request).await;
+        let resp = dispatch::dispatch(state.rig.clone(), request).await;
         let _ = tx.send(serde_json::to_value(resp).unwrap_or_default());
     });
     let guard = AbortOnDrop(task.abort_handle());
@@ -333,7 +337,7 @@ fn too_many(retry_after: std::time::Duration) -> Response {
 }
 
 async fn check_host_and_origin(
-    AxState(state): AxState<Arc<State>>,
+    AxState(state): AxState<Arc<Door>>,
     req: Request,
     next: Next,
 ) -> Response {
@@ -425,14 +429,7 @@ pub fn from_a_web_page(headers: &HeaderMap) -> bool {
     web && !extension
 }
 
-/// `chrome-extension://` followed by a 32-letter id from a–p.
-pub fn is_extension_origin(origin: &str) -> bool {
-    origin
-        .strip_prefix("chrome-extension://")
-        .is_some_and(|id| id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b)))
-}
-
-async fn require_token(AxState(state): AxState<Arc<State>>, req: Request, next: Next) -> Response {
+async fn require_token(AxState(state): AxState<Arc<Door>>, req: Request, next: Next) -> Response {
     let budget = state.limits().unauthenticated_per_minute;
     if !token_matches(req.headers(), &state.token()) {
         // Failed tries are counted; past the budget they get 429, which
@@ -453,15 +450,8 @@ fn token_matches(headers: &HeaderMap, token: &str) -> bool {
     else {
         return false;
     };
-    constant_time_eq(given.trim().as_bytes(), token.as_bytes())
-}
-
-/// Compares without an early exit, so timing does not reveal a prefix match.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    // Without an early exit, so timing does not reveal a prefix match.
+    bool::from(given.trim().as_bytes().ct_eq(token.as_bytes()))
 }
 
 #[cfg(test)]
@@ -469,21 +459,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn extension_origins_need_32_letters_a_to_p() {
-        assert!(is_extension_origin(
-            "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
-        ));
-        assert!(!is_extension_origin(
-            "chrome-extension://abcdefghijklmnopabcdefghijklmnoz"
-        ));
-        assert!(!is_extension_origin("https://evil.test"));
-        assert!(!is_extension_origin("chrome-extension://short"));
-    }
-
-    #[test]
-    fn token_comparison_rejects_prefixes_and_case() {
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(!constant_time_eq(b"ab", b"abc"));
-        assert!(!constant_time_eq(b"abC", b"abc"));
+    fn token_comparison_rejects_prefixes_case_and_other_schemes() {
+        let headers = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::AUTHORIZATION, HeaderValue::from_str(v).expect("header"));
+            h
+        };
+        assert!(token_matches(&headers("Bearer abc"), "abc"));
+        assert!(!token_matches(&headers("Bearer ab"), "abc"));
+        assert!(!token_matches(&headers("Bearer abC"), "abc"));
+        assert!(!token_matches(&headers("Basic abc"), "abc"));
+        assert!(!token_matches(&HeaderMap::new(), "abc"));
     }
 }

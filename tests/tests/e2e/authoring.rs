@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::providers::{plugins_root, wasm_path};
+use super::plugin_install::{plugins_root, wasm_path};
 use crate::Daemon;
 
 fn hello_manifest() -> std::path::PathBuf {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::providers::plugins_root;
+use super::plugin_install::plugins_root;
 use crate::{Daemon, web};
 
 fn js_dir() -> PathBuf {

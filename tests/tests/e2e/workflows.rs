@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::providers::{install_first_party, plugins_root, wasm_path};
+use super::plugin_install::{install_first_party, plugins_root, wasm_path};
 use crate::{Daemon, web};
 
 mod design;
@@ -399,10 +399,14 @@ fn ctrl_c_cancels_the_run_in_the_daemon_and_marks_the_bundle_incomplete() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("cli");
-    // Wait until the run is under way (its bundle exists), then interrupt.
-    let arts = d.home().join("artifacts");
+    // Wait until the run is under way (its bundle is listed: the folder
+    // exists a moment before its first manifest), then interrupt.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::fs::read_dir(&arts).map_or(true, |mut r| r.next().is_none()) {
+    while d
+        .ok("default", "artifacts_list", json!({}))
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
         assert!(
             std::time::Instant::now() < deadline,
             "the run never started"

@@ -254,7 +254,7 @@ fn a_thousand_calls_keep_working() {
 mod through_the_daemon {
     use serde_json::{Value, json};
 
-    use super::super::providers::{
+    use super::super::plugin_install::{
         install_sandbox_guest, install_sandbox_guest_within, sandbox_guest_dir,
     };
     use crate::{Daemon, web};

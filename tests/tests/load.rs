@@ -2,12 +2,20 @@
 //! errors, every session's commands applied in order, and the latency
 //! figures printed (recorded in docs/BENCHMARKS.md; nothing here asserts a
 //! time).
+//!
+//! A binary of its own: cargo runs test binaries one after another, so 32
+//! browser launches never starve the e2e suite's tests of their deadlines.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::{Daemon, web};
+use webrig_tests::{Daemon, FixtureWeb};
+
+fn web() -> &'static FixtureWeb {
+    static WEB: std::sync::OnceLock<FixtureWeb> = std::sync::OnceLock::new();
+    WEB.get_or_init(FixtureWeb::start)
+}
 
 const SESSIONS: usize = 32;
 const COMMANDS: usize = 100;

@@ -1,6 +1,8 @@
-//! From a request envelope to a response: find the command, take the session's
-//! lock (FIFO, so one session's commands keep their order), run it against the
-//! deadline, and refuse a result larger than `limits.result_bytes`.
+//! The scheduler, shared by every door (HTTP, the Unix socket, MCP): from a
+//! request envelope to a response. Find the command in the registry, take
+//! the session's lock (FIFO, so one session's commands keep their order) or,
+//! for a per-tab command, the tab's lease, line and a parallel slot; run it
+//! against the deadline; refuse a result larger than `limits.result_bytes`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -10,10 +12,10 @@ use std::time::Duration;
 use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
-use super::{Entered, Slot, State};
 use crate::browser::SessionState;
 use crate::commands::envelope::{self, Request, Response, Size, check_session_name};
 use crate::commands::{self, Cx, HeldTab, Scope};
+use crate::rig::{Slot, State};
 use crate::error::{ApiError, ErrorCode};
 
 /// Past the deadline a handler gets this long to notice before the dispatcher
@@ -29,14 +31,6 @@ const LEASE_POLL: Duration = Duration::from_millis(25);
 
 /// A place in a session's line: resolves to the session's lock in turn.
 type Place = Pin<Box<dyn Future<Output = OwnedMutexGuard<SessionState>> + Send>>;
-
-impl Slot {
-    /// Commands of this session that are in line and not finished, the
-    /// running one included (what `sessions` reports as `queued`).
-    pub fn queued(&self) -> usize {
-        self.waiting.load(std::sync::atomic::Ordering::SeqCst)
-    }
-}
 
 /// Takes a place in the session's line (tokio's mutex is FIFO: one poll
 /// enters it) without waiting for its turn.
@@ -96,7 +90,8 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     let place = join_line(&slot).await;
     let reserved = entry.reserved();
     if !reserved {
-        if !slot.enter(limits.waiting_per_session) {
+        _entered = slot.enter(limits.waiting_per_session);
+        if _entered.is_none() {
             return Err(ApiError::new(
                 ErrorCode::Busy,
                 format!(
@@ -106,7 +101,6 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             )
             .with_hint("wait for some to finish, or use another session"));
         }
-        _entered = Some(Entered(slot.clone()));
     }
     let queued = |what: &str| {
         ApiError::timeout(format!(
@@ -186,7 +180,7 @@ async fn hold_tab(
             return Err(ApiError::not_found(format!("session {name:?} was closed")));
         }
         let tab = session.tab(req.tab.as_deref()).await?;
-        match tab.lease(req.client.as_deref(), lease_idle, req.wait_lease) {
+        match slot.lease(tab.id(), req.client.as_deref(), lease_idle, req.wait_lease) {
             Ok(()) => {
                 let mut queue = Box::pin(tab.queue().lock_owned());
                 // One poll enters the line (tokio's mutex is FIFO).

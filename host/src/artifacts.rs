@@ -1,5 +1,7 @@
-//! Files webrig writes for a user: screenshots, PDFs, downloads and bundles,
-//! and the files it reads on a user's word (`route --body`, `state load`).
+//! Files webrig writes for a user (screenshots, PDFs, HAR files, debug and
+//! workflow bundles, saved state) and the files it reads on a user's word
+//! (`route --body`, `state load`). Downloads a page starts have their own
+//! rules (`browser::devtools::downloads`).
 //!
 //! Owns the write rule: owner-only (0600), through a temp file in the target
 //! directory, published by rename, never over an existing path unless asked. A

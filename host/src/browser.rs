@@ -1,9 +1,11 @@
-//! The browser layer: CDP connections, sessions, tabs, navigation, reading and
-//! capture. Written once against a CDP session, whatever carries it (a launched
-//! browser's WebSocket today, the extension relay later).
+//! The browser layer: CDP connections, sessions, tabs, navigation, reading,
+//! acting and capture, and the page library that runs in every frame
+//! (`browser/page/*.js`). Written once against a CDP session, whatever
+//! carries it: a launched browser's pipe (through its keeper) or the
+//! extension relay to the user's own Chrome. It knows no command and no
+//! transport.
 
 pub mod actions;
-pub mod bindings;
 pub mod capture;
 pub mod cdp;
 pub mod devtools;
@@ -16,6 +18,7 @@ pub mod nav;
 pub mod read;
 pub mod relay;
 pub mod session;
+pub mod sessions_json;
 pub mod snapshot;
 pub mod tab;
 

@@ -1,10 +1,12 @@
 //! THE command registry: every command is one typed struct and its handler.
 //!
-//! The CLI's subcommands, `POST /command` dispatch and `docs/SURFACE.md` are all
-//! derived from [`registry`], so the surfaces cannot drift. A command struct
-//! derives `clap::Args` (CLI flags, help), `serde` (the JSON `args` of the HTTP
-//! API) and `schemars::JsonSchema` (docs, later MCP); field doc comments feed all
-//! three. This module must not know about sockets or terminals.
+//! The CLI's subcommands, `POST /command` dispatch, the MCP tools,
+//! `docs/SURFACE.md` and `docs/openapi.json` are all derived from
+//! [`registry`], so the surfaces cannot drift. A command struct derives
+//! `clap::Args` (CLI flags, help), `serde` (the JSON `args` of the HTTP API)
+//! and `schemars::JsonSchema` (docs, MCP tool schemas, OpenAPI); field doc
+//! comments feed all of them. The scheduler every door hands requests to is
+//! [`dispatch`]. This module must not know about sockets or terminals.
 
 mod actions;
 mod capture;

@@ -23,11 +23,6 @@ use registry::{Installed, Registry};
 
 use crate::config::{Home, PluginSettings};
 
-/// The script that reads a page's design tokens (colours by painted area,
-/// fonts, type, spacing, radii, shadows) from computed styles. Host code,
-/// never guest-supplied.
-pub const DESIGN_TOKENS_JS: &str = include_str!("plugins/design_tokens.js");
-
 /// One installed plugin as the daemon sees it.
 pub struct Plugin {
     pub installed: Installed,

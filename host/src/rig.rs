@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::browser::bindings::Bindings;
+use crate::browser::sessions_json::Bindings;
 use crate::config::{Home, Limits};
 use crate::error::{ApiError, ErrorCode};
 

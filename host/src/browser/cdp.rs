@@ -1,10 +1,11 @@
 //! One CDP connection multiplexing flat sessions, over any text-frame transport.
 //!
 //! Owns request ids, matching responses to callers, fanning events out to
-//! subscribers, and failing every pending call when the transport drops. Today the
-//! transport is a WebSocket to a browser's DevTools endpoint; the extension relay
-//! will hand the same [`Connection::from_transport`] its own frame stream, so every
-//! feature above this layer works unchanged. Typed protocol crates are not used:
+//! subscribers, and failing every pending call when the transport drops. The
+//! transport is a launched browser's DevTools pipe (through its keeper), a
+//! browser's WebSocket endpoint (`connect`), or the extension relay, which
+//! hands the same [`Connection::from_transport`] its own frame stream: every
+//! feature above this layer works unchanged on all three. Typed protocol crates are not used:
 //! the handful of methods webrig calls are plain JSON, and a generated protocol
 //! crate would cost minutes of compile time on a 2-core machine.
 

@@ -11,6 +11,12 @@ use super::actions;
 use super::tab::Tab;
 use crate::error::ApiError;
 
+/// The script that reads a page's design tokens (colours by painted area,
+/// fonts, type, spacing, radii, shadows) from computed styles, for the WIT
+/// `design.tokens` import. One expression, evaluated in the page; host
+/// code, never guest-supplied.
+pub const DESIGN_TOKENS_JS: &str = include_str!("page/design_tokens.js");
+
 /// Runs `body` (a JS function body over `el` and `arg`) on the target (a ref
 /// from a snapshot or a CSS selector), or on `document.documentElement` when
 /// `target` is None. The function's return value must be JSON.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::bindings::{Binding, Bindings};
+use super::sessions_json::{Binding, Bindings};
 use super::cdp::{Connection, Session as CdpSession};
 use super::launch::{self, LaunchOptions};
 use super::tab::Tab;

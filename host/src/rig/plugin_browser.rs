@@ -548,7 +548,7 @@ impl BrowserBridge for PluginBrowser {
     ) -> Result<String, WitError> {
         self.block(deadline, async {
             let tab = self.tab(plugin, page).await?;
-            let v = tab.eval(crate::plugins::DESIGN_TOKENS_JS).await?;
+            let v = tab.eval(crate::browser::read::DESIGN_TOKENS_JS).await?;
             if !v.is_object() {
                 return Err(ApiError::internal("the page gave no design tokens"));
             }

@@ -44,7 +44,8 @@ fn main() -> ExitCode {
 fn test(extra: &[String]) -> Result<(), String> {
     let browser = setup::ensure_browser()?;
     setup::build_plugins()?;
-    setup::test_plugins()?;
+    let corpus = setup::corpus();
+    setup::test_plugins(corpus.as_deref())?;
     setup::step("building webrig");
     setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
     // A real MCP client (the official Python SDK, from PyPI) for the MCP tests.
@@ -55,13 +56,14 @@ fn test(extra: &[String]) -> Result<(), String> {
     ));
     let mut args = vec!["test", "--workspace", "--"];
     args.extend(extra.iter().map(String::as_str));
-    setup::cargo_env(
-        &args,
-        &[
-            ("WEBRIG_BROWSER", browser.as_os_str()),
-            ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
-        ],
-    )?;
+    let mut env = vec![
+        ("WEBRIG_BROWSER", browser.as_os_str()),
+        ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
+    ];
+    if let Some(c) = &corpus {
+        env.push(("WEBRIG_READABILITY_CORPUS", c.as_os_str()));
+    }
+    setup::cargo_env(&args, &env)?;
     // The whole suite only: a filtered run is someone narrowing in.
     if extra.is_empty() {
         js_plugin::extension_smoke(&browser)?;

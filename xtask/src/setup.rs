@@ -16,6 +16,28 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The real-world pages (Mozilla Readability's test suite) beside the
+/// checkout, `../shared/corpus/readability`, or `WEBRIG_READABILITY_CORPUS`.
+/// The suites that read it skip without it; this says so up front.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEBRIG_READABILITY_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus/readability"));
+    let found = std::fs::read_dir(&dir)
+        .map(|mut d| d.any(|e| e.is_ok_and(|e| e.path().join("source.html").is_file())))
+        .unwrap_or(false);
+    if found {
+        step(&format!("readability corpus: {}", dir.display()));
+        Some(dir)
+    } else {
+        step(&format!(
+            "SKIPPING the corpus checks: no readability corpus at {} (set WEBRIG_READABILITY_CORPUS)",
+            dir.display()
+        ));
+        None
+    }
+}
+
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -202,12 +224,17 @@ pub fn build_plugins() -> Result<(), String> {
     crate::js_plugin::build()
 }
 
-/// Runs the plugins' own unit tests (parsers, SDK) natively.
-pub fn test_plugins() -> Result<(), String> {
+/// Runs the plugins' own unit tests (parsers, SDK) natively; `corpus`
+/// for the extraction checks against real pages.
+pub fn test_plugins(corpus: Option<&Path>) -> Result<(), String> {
     step("testing the plugins' parsers natively");
+    let env: Vec<(&str, &OsStr)> = corpus
+        .map(|c| ("WEBRIG_READABILITY_CORPUS", c.as_os_str()))
+        .into_iter()
+        .collect();
     cargo_in(
         &root().join("plugins"),
         &["test", "--workspace", "--exclude", "sandbox-guest"],
-        &[],
+        &env,
     )
 }

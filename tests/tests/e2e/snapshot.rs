@@ -379,8 +379,11 @@ fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
 /// The real-world pages of `../shared/corpus/readability`, sorted; None
 /// (and the check skipped, said on stderr) when the corpus is absent.
 fn corpus_pages(check: &str) -> Option<Vec<std::path::PathBuf>> {
-    let corpus =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability");
+    let corpus = std::env::var_os("WEBRIG_READABILITY_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability")
+        });
     let Ok(entries) = std::fs::read_dir(&corpus) else {
         eprintln!(
             "corpus not found at {}: skipping the {check}",

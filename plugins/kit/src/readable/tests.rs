@@ -68,10 +68,14 @@ fn empty_and_broken_pages_do_not_panic() {
     let _ = main_text(&Document::parse(&deep));
 }
 
+/// `WEBRIG_READABILITY_CORPUS` (`cargo xtask test` sets it, and says when
+/// there is none), else `shared/corpus/readability` beside the checkout.
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("WEBRIG_READABILITY_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/readability"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/readability")
+        });
     dir.is_dir().then_some(dir)
 }
 
@@ -86,7 +90,10 @@ fn read(path: &Path) -> Option<String> {
 #[test]
 fn readability_corpus_recall_and_precision() {
     let Some(dir) = corpus_dir() else {
-        eprintln!("readability corpus not found; skipping");
+        eprintln!(
+            "SKIPPED: no readability corpus (set WEBRIG_READABILITY_CORPUS, or put it at \
+             shared/corpus/readability beside the checkout)"
+        );
         return;
     };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)

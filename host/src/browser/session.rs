@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::sessions_json::{Binding, Bindings};
 use super::cdp::{Connection, Session as CdpSession};
 use super::launch::{self, LaunchOptions};
+use super::sessions_json::{Binding, Bindings};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 

@@ -8,8 +8,8 @@ use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
 use crate::browser::{SessionState, Tab};
-use crate::rig::State;
 use crate::error::ApiError;
+use crate::rig::State;
 
 pub struct Cx {
     state: Arc<State>,

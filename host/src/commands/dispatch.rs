@@ -15,8 +15,8 @@ use tokio::time::Instant;
 use crate::browser::SessionState;
 use crate::commands::envelope::{self, Request, Response, Size, check_session_name};
 use crate::commands::{self, Cx, HeldTab, Scope};
-use crate::rig::{Slot, State};
 use crate::error::{ApiError, ErrorCode};
+use crate::rig::{Slot, State};
 
 /// Past the deadline a handler gets this long to notice before the dispatcher
 /// gives up on it and answers `outcome_unknown`.

@@ -20,8 +20,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::Door;
 use super::guard::Purpose;
-use crate::rig::pairing::{is_extension_origin, paired_origin};
 use crate::browser::relay::{self, Link};
+use crate::rig::pairing::{is_extension_origin, paired_origin};
 
 pub mod handshake;
 

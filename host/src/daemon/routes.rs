@@ -16,12 +16,12 @@ use subtle::ConstantTimeEq;
 
 use super::Door;
 use super::guard::{Caller, Purpose};
-use crate::commands::dispatch;
-use crate::rig::State;
-use crate::rig::pairing::{Redeem, is_extension_origin, remember_origin};
 use super::listen::Via;
+use crate::commands::dispatch;
 use crate::commands::envelope::{Request as CommandRequest, Response as CommandResponse};
 use crate::error::{ApiError, ErrorCode};
+use crate::rig::State;
+use crate::rig::pairing::{Redeem, is_extension_origin, remember_origin};
 
 /// Paths an extension origin may use; every other path refuses any Origin.
 const EXTENSION_PATHS: &[&str] = &["/ping", "/pair", "/extension"];
@@ -462,7 +462,10 @@ mod tests {
     fn token_comparison_rejects_prefixes_case_and_other_schemes() {
         let headers = |v: &str| {
             let mut h = HeaderMap::new();
-            h.insert(header::AUTHORIZATION, HeaderValue::from_str(v).expect("header"));
+            h.insert(
+                header::AUTHORIZATION,
+                HeaderValue::from_str(v).expect("header"),
+            );
             h
         };
         assert!(token_matches(&headers("Bearer abc"), "abc"));

@@ -139,7 +139,9 @@ mod tests {
         assert!(l.take("t1", Some("a"), IDLE, false, t1).is_ok());
         // Idle: b waited, so c is refused with b next in line, and b gets it.
         let t2 = t1 + IDLE;
-        let c = l.take("t1", Some("c"), IDLE, false, t2).expect_err("b first");
+        let c = l
+            .take("t1", Some("c"), IDLE, false, t2)
+            .expect_err("b first");
         assert_eq!(c.holder, "b (next in line)");
         assert!(l.take("t1", Some("b"), IDLE, false, t2).is_ok());
         assert_eq!(

@@ -67,10 +67,13 @@ impl Slot {
         idle: std::time::Duration,
         queue: bool,
     ) -> Result<(), Leased> {
-        self.leases
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take(tab, client, idle, queue, std::time::Instant::now())
+        self.leases.lock().unwrap_or_else(|e| e.into_inner()).take(
+            tab,
+            client,
+            idle,
+            queue,
+            std::time::Instant::now(),
+        )
     }
 
     /// Drops the session's browser connection: a command stuck on it fails

@@ -1,7 +1,8 @@
 //! webrig: a browser rig for AI agents. One daemon owns the browser and the
 //! security boundary; agents drive it through the CLI, HTTP or MCP.
 //!
-//! The layers, each importing only the ones below it:
+//! The layers, each importing only the ones below it (`host/tests/layers.rs`
+//! checks every `crate::` path against this table):
 //!
 //! | layer | holds | its one rule |
 //! |---|---|---|

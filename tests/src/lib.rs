@@ -5,6 +5,7 @@
 pub mod bench;
 mod fixture;
 pub mod other_user;
+pub mod outline;
 pub mod user_browser;
 
 use std::net::TcpListener;
@@ -372,6 +373,14 @@ impl<'a> SessionGuard<'a> {
 
     pub fn cmd(&self, command: &str, args: Value) -> Value {
         self.daemon.cmd(&self.name, command, args)
+    }
+
+    /// The text of a `snapshot` with `args`.
+    pub fn snapshot(&self, args: Value) -> String {
+        self.ok("snapshot", args)["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
     }
 
     /// Runs `command` until its answer passes `pred` (events reach the

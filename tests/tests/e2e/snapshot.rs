@@ -2,42 +2,24 @@
 
 use serde_json::json;
 
-use crate::{SessionGuard, both_transports, session, web};
+use webrig_tests::outline::ref_of;
 
-fn snap(s: &SessionGuard, args: serde_json::Value) -> String {
-    s.ok("snapshot", args)["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// The ref of the element whose line or inline token contains `needle`.
-fn ref_of(text: &str, needle: &str) -> String {
-    let line = text
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"));
-    let before = &line[..line.find(needle).unwrap_or(0)];
-    before
-        .split_whitespace()
-        .rev()
-        .find(|t| t.starts_with('@'))
-        .unwrap_or_else(|| panic!("line {line:?} has no ref before {needle:?}"))
-        .to_string()
-}
+use crate::{both_transports, session, web};
 
 #[test]
 fn snapshot_of_a_form_page_matches_the_golden_file() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let text = snap(&s, json!({})).replace(&web().port().to_string(), "PORT");
+    let text = &s
+        .snapshot(json!({}))
+        .replace(&web().port().to_string(), "PORT");
     // Ref numbers depend on what the tab saw before; this session saw nothing.
     insta::assert_snapshot!("basic", text);
 }
 
 both_transports!(hidden_and_aria_hidden_content_is_left_out, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let text = snap(&s, json!({}));
+    let text = &s.snapshot(json!({}));
     for absent in [
         "display none text",
         "visibility hidden text",
@@ -52,10 +34,10 @@ both_transports!(hidden_and_aria_hidden_content_is_left_out, |s| {
 
 both_transports!(shadow_roots_are_stitched_in_and_their_buttons_work, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let text = snap(&s, json!({}));
+    let text = &s.snapshot(json!({}));
     let button = ref_of(&text, "\"Shadow button\"");
     s.ok("click", json!({ "target": button }));
-    let after = snap(&s, json!({}));
+    let after = &s.snapshot(json!({}));
     assert!(after.contains("Shadow clicked"), "{after}");
 });
 
@@ -63,7 +45,7 @@ both_transports!(shadow_roots_are_stitched_in_and_their_buttons_work, |s| {
 fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/shadow-body.html") }));
-    let text = snap(&s, json!({}));
+    let text = &s.snapshot(json!({}));
     for shown in [
         "heading \"App shell\" h1",
         "paragraph: Nothing pressed",
@@ -76,7 +58,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
     }
     let press = ref_of(&text, "button \"Press\"");
     s.ok("click", json!({ "target": press }));
-    assert!(snap(&s, json!({})).contains("Pressed once"));
+    assert!(&s.snapshot(json!({})).contains("Pressed once"));
 
     // Selectors reach into shadow roots, nested ones included.
     s.ok("click", json!({ "target": "#deep" }));
@@ -118,7 +100,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
 
     // A ref inside the shadow root scopes a snapshot.
     let region = ref_of(&text, "link \"Slotted link\"");
-    let scoped = snap(&s, json!({ "scope": region }));
+    let scoped = &s.snapshot(json!({ "scope": region }));
     assert_eq!(scoped.lines().count(), 2, "{scoped}");
 }
 
@@ -126,7 +108,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
 fn text_reads_as_rendered_with_spaces_and_block_separators() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/text-flow.html") }));
-    let text = snap(&s, json!({}));
+    let text = &s.snapshot(json!({}));
     for shown in [
         // A space between inline elements, across a comment.
         "paragraph: 3 items left",
@@ -170,7 +152,7 @@ both_transports!(
         // The cross-site frame loads on its own; wait until both children answer.
         let mut text = String::new();
         for _ in 0..50 {
-            text = snap(&s, json!({}));
+            text = s.snapshot(json!({}));
             if text.matches("button \"Press me\"").count() == 2 {
                 break;
             }
@@ -203,7 +185,7 @@ both_transports!(
         );
         s.ok("click", json!({ "target": refs[0] }));
         s.ok("click", json!({ "target": refs[1] }));
-        let after = snap(&s, json!({}));
+        let after = &s.snapshot(json!({}));
         assert!(after.contains("Clicked in same"), "{after}");
         assert!(after.contains("Clicked in cross"), "{after}");
     }
@@ -213,15 +195,15 @@ both_transports!(
     refs_are_stable_across_snapshots_and_fail_closed_when_stale,
     |s| {
         s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-        let first = snap(&s, json!({}));
-        let second = snap(&s, json!({}));
+        let first = &s.snapshot(json!({}));
+        let second = &s.snapshot(json!({}));
         assert_eq!(first, second, "same page, same refs");
         let more = ref_of(&first, "\"More options\"");
         let email = ref_of(&first, "\"Email\"");
 
         // A changed node gets a new ref, and the old one is refused.
         s.ok("eval", json!({ "script": "document.querySelector('[aria-expanded]').textContent = 'Fewer options'" }));
-        let third = snap(&s, json!({}));
+        let third = &s.snapshot(json!({}));
         let fewer = ref_of(&third, "\"Fewer options\"");
         assert_ne!(fewer, more);
         assert_eq!(
@@ -247,7 +229,7 @@ both_transports!(
         // land on the new page.
         s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
         s.err("click", json!({ "target": fewer }), "not_found");
-        let fresh = snap(&s, json!({}));
+        let fresh = &s.snapshot(json!({}));
         assert_ne!(ref_of(&fresh, "\"Email\""), email);
         s.err("click", json!({ "target": "@e99999" }), "not_found");
         s.err(
@@ -262,8 +244,8 @@ both_transports!(
 fn snapshot_options_narrow_the_outline() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let full = snap(&s, json!({}));
-    let interactive = snap(&s, json!({ "interactive": true }));
+    let full = &s.snapshot(json!({}));
+    let interactive = &s.snapshot(json!({ "interactive": true }));
     // Refs only, each group of them under the line that says what it is
     // for (issue 22): a heading, a named group, a short text.
     let lines: Vec<&str> = interactive.lines().skip(1).map(str::trim_start).collect();
@@ -291,13 +273,13 @@ fn snapshot_options_narrow_the_outline() {
 
     let form = ref_of(&full, "\"More options\"");
     let _ = form;
-    let shallow = snap(&s, json!({ "depth": 0 }));
+    let shallow = &s.snapshot(json!({ "depth": 0 }));
     assert!(
         shallow.lines().skip(1).all(|l| !l.starts_with("  ")),
         "{shallow}"
     );
 
-    let urls = snap(&s, json!({ "urls": true }));
+    let urls = &s.snapshot(json!({ "urls": true }));
     assert!(
         urls.contains("link \"Deals\" → http://127.0.0.1:"),
         "{urls}"
@@ -320,9 +302,9 @@ fn snapshot_options_narrow_the_outline() {
 fn scope_limits_the_outline_to_one_subtree() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
-    let full = snap(&s, json!({}));
+    let full = &s.snapshot(json!({}));
     let home = ref_of(&full, "link \"Home\"");
-    let scoped = snap(&s, json!({ "scope": home }));
+    let scoped = &s.snapshot(json!({ "scope": home }));
     assert_eq!(scoped.lines().count(), 2, "{scoped}");
     assert!(scoped.contains("link \"Home\""));
 }
@@ -341,8 +323,8 @@ fn json_output_reports_counts_and_timing() {
 
 both_transports!(diff_returns_only_what_changed, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
-    let full = snap(&s, json!({}));
-    let same = snap(&s, json!({ "diff": true }));
+    let full = &s.snapshot(json!({}));
+    let same = &s.snapshot(json!({ "diff": true }));
     assert_eq!(same, "(no changes)");
     let save = ref_of(&full, "\"Save my details\"");
     let out = s.ok(
@@ -362,10 +344,10 @@ both_transports!(diff_returns_only_what_changed, |s| {
 fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
-    let text = snap(&s, json!({}));
+    let text = &s.snapshot(json!({}));
     let about = ref_of(&text, "link \"About\"");
     s.ok("click", json!({ "target": about }));
-    let after = snap(&s, json!({}));
+    let after = &s.snapshot(json!({}));
     assert!(
         after.contains("About view") && after.contains("button \"Contact us\""),
         "{after}"
@@ -537,7 +519,7 @@ fn corpus_snapshots_never_glue_two_words_of_the_rendered_text() {
         if s.cmd("goto", json!({ "url": url, "until": "domcontentloaded" }))["ok"] != true {
             continue;
         }
-        let text = snap(&s, json!({}));
+        let text = &s.snapshot(json!({}));
         let page_text = s.ok("eval", json!({ "script": PAGE_TEXT }))["value"].clone();
         let glued = glued_words(
             &text,
@@ -561,15 +543,15 @@ fn corpus_snapshots_never_glue_two_words_of_the_rendered_text() {
 fn a_snapshot_after_a_navigating_click_and_a_goto_sees_the_new_page() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("index.html") }));
-    let first = snap(&s, json!({ "interactive": true }));
+    let first = &s.snapshot(json!({ "interactive": true }));
     let buy = ref_of(&first, "\"Buy\"");
     s.ok("click", json!({ "target": buy }));
     // The world the first snapshot used died with its document: the next
     // snapshots (after the click and after a goto) make new ones.
-    let form = snap(&s, json!({}));
+    let form = &s.snapshot(json!({}));
     assert!(form.contains("Email"), "{form}");
     s.ok("goto", json!({ "url": web().url("index.html") }));
-    let again = snap(&s, json!({ "interactive": true }));
+    let again = &s.snapshot(json!({ "interactive": true }));
     let buy_again = ref_of(&again, "\"Buy\"");
     assert_ne!(buy_again, buy);
     s.ok("click", json!({ "target": buy_again }));

@@ -8,6 +8,8 @@
 
 use serde_json::json;
 
+use webrig_tests::outline::{line, ref_of};
+
 use crate::{SessionGuard, both_transports, web};
 
 fn open(s: &SessionGuard, page: &str) -> String {
@@ -15,34 +17,7 @@ fn open(s: &SessionGuard, page: &str) -> String {
         "goto",
         json!({ "url": web().url(&format!("widgets/{page}")) }),
     );
-    snap(s, json!({}))
-}
-
-fn snap(s: &SessionGuard, args: serde_json::Value) -> String {
-    s.ok("snapshot", args)["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// The line of `text` that contains `needle`.
-fn line<'a>(text: &'a str, needle: &str) -> &'a str {
-    text.lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"))
-        .trim_start()
-}
-
-/// The ref just before `needle` on its line (an inline token counts).
-fn ref_of(text: &str, needle: &str) -> String {
-    let l = line(text, needle);
-    let before = &l[..l.find(needle).unwrap_or(0)];
-    before
-        .split_whitespace()
-        .rev()
-        .find(|t| t.starts_with('@'))
-        .unwrap_or_else(|| panic!("line {l:?} has no ref before {needle:?}"))
-        .to_string()
+    s.snapshot(json!({}))
 }
 
 fn log(s: &SessionGuard) -> String {
@@ -163,7 +138,7 @@ both_transports!(jquery_ui_datepicker_autocomplete_and_menu, |s| {
     // refs, and -i keeps the month title above the day links.
     let next = ref_of(&page, "clickable \"Next\"");
     assert!(page.contains("clickable \"Prev\""), "{page}");
-    let brief = snap(&s, json!({ "interactive": true }));
+    let brief = &s.snapshot(json!({ "interactive": true }));
     let lines: Vec<&str> = brief.lines().map(str::trim_start).collect();
     let title = lines
         .iter()
@@ -184,7 +159,7 @@ both_transports!(jquery_ui_datepicker_autocomplete_and_menu, |s| {
             .contains("text: November 2026"),
         "{moved}"
     );
-    let page = snap(&s, json!({}));
+    let page = &s.snapshot(json!({}));
     s.ok("click", json!({ "target": ref_of(&page, "link \"12\"") }));
     assert_eq!(log(&s), "date 11/12/2026");
 
@@ -217,7 +192,7 @@ both_transports!(jquery_ui_datepicker_autocomplete_and_menu, |s| {
 
     // Menu: the submenu opens 300 ms after the hover (jQuery UI's delay);
     // the hover's own snapshot shows it.
-    let page = snap(&s, json!({}));
+    let page = &s.snapshot(json!({}));
     let export = ref_of(&page, "menuitem \"Export\"");
     let hovered = s.ok(
         "hover",
@@ -302,7 +277,7 @@ both_transports!(text_is_never_shortened_silently, |s| {
         assert!(long.contains(&format!("\"reference {i}\"")), "{long}");
     }
     // --max-chars raises the limit: nothing is shortened within it.
-    let roomy = snap(&s, json!({ "max_chars": 100000 }));
+    let roomy = &s.snapshot(json!({ "max_chars": 100000 }));
     assert!(
         !roomy.contains('…') && !roomy.contains(" chars: text "),
         "{roomy}"
@@ -424,5 +399,5 @@ both_transports!(tables_read_a_row_a_line_and_sort_by_their_headers, |s| {
         "click",
         json!({ "target": ref_of(&page, "clickable \"×\"") }),
     );
-    assert!(!snap(&s, json!({})).contains("dialog \"Notice\""));
+    assert!(!&s.snapshot(json!({})).contains("dialog \"Notice\""));
 });

@@ -66,7 +66,10 @@ impl Answer {
 }
 
 impl Rig {
-    fn new(limits: Limits) -> Rig {
+    /// A rig under the default limits as `edit` changes them.
+    fn new(edit: impl FnOnce(&mut Limits)) -> Rig {
+        let mut limits = Limits::default();
+        edit(&mut limits);
         let home = tempfile::tempdir().expect("a temp home");
         let state = State::new(
             Home::at(home.path().to_path_buf()),
@@ -84,9 +87,7 @@ impl Rig {
 
     /// Failed tries are never rate limited here: the matrix sends thousands.
     fn unlimited() -> Rig {
-        let mut limits = Limits::default();
-        limits.unauthenticated_per_minute = u32::MAX;
-        Rig::new(limits)
+        Rig::new(|l| l.unauthenticated_per_minute = u32::MAX)
     }
 
     async fn send(&self, req: Request) -> Answer {
@@ -407,7 +408,12 @@ fn expected(route: &Route, token: Token, host: Host, origin: Origin) -> u16 {
         return 403;
     }
     // No web page anywhere; the extension only where it needs to be.
-    if !matches!(origin, Origin::Absent) && !(extension && route.extension_path) {
+    let origin_ok = match origin {
+        Origin::Absent => true,
+        Origin::Extension => route.extension_path,
+        _ => false,
+    };
+    if !origin_ok {
         return 403;
     }
     match route.kind {
@@ -535,9 +541,7 @@ async fn the_host_check_ignores_the_case_of_the_name_and_nothing_else() {
 
 #[tokio::test]
 async fn a_body_over_the_limit_is_413_with_the_envelope_promised_or_not() {
-    let mut limits = Limits::default();
-    limits.body_bytes = 1024;
-    let rig = Rig::new(limits);
+    let rig = Rig::new(|l| l.body_bytes = 1024);
     let auth = bearer();
     let big = format!(
         r#"{{"command":"sessions","args":{{"pad":"{}"}}}}"#,
@@ -670,9 +674,7 @@ async fn a_missing_or_malformed_json_body_is_400_with_the_envelope() {
 
 #[tokio::test]
 async fn failed_tokens_are_limited_per_door_and_the_right_token_never_is() {
-    let mut limits = Limits::default();
-    limits.unauthenticated_per_minute = 3;
-    let rig = Rig::new(limits);
+    let rig = Rig::new(|l| l.unauthenticated_per_minute = 3);
     let wrong = |via: Via| {
         let mut req = request(
             Method::POST,

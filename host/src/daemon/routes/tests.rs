@@ -1,7 +1,7 @@
 //! The HTTP boundary in process: every route the router serves × token ×
 //! Host × Origin × door, against the rules of docs/SECURITY.md ("The HTTP
 //! door") written out as a small table, through `tower::ServiceExt::oneshot`
-//! (no socket, no browser: some 9,400 requests in under a second, debug
+//! (no socket, no browser: some 9,400 requests in about a second, debug
 //! build; most of it is the 24 OpenAPI documents the successes build).
 //! Then the body rules (size, JSON), the rate limit, the extension's door
 //! without an upgrade.

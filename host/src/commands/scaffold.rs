@@ -4,7 +4,7 @@
 //! The SDK is not published, so the crate carries it: the SDK crates'
 //! sources and the WIT files are embedded in this binary (`include_str!`)
 //! and written under `vendor/`, in the same layout as this repository
-//! (`vendor/plugins/sdk`, `vendor/wit/v0.1.0`, …) so the SDK's
+//! (`vendor/plugins/provider-sdk`, `vendor/wit/v0.1.0`, …) so the SDK's
 //! `wit_bindgen::generate!(path: "../../wit/…")` resolves unchanged. The
 //! crate's own `Cargo.toml` declares a workspace whose
 //! `[workspace.package]` and `[workspace.dependencies]` are copied from
@@ -197,10 +197,10 @@ const KIT: &[(&str, &str)] = embed![
 ];
 
 const PROVIDER_SDK: &[(&str, &str)] = embed![
-    "plugins/sdk/Cargo.toml",
-    "plugins/sdk/src/lib.rs",
-    "plugins/sdk/src/http.rs",
-    "plugins/sdk/src/testing.rs",
+    "plugins/provider-sdk/Cargo.toml",
+    "plugins/provider-sdk/src/lib.rs",
+    "plugins/provider-sdk/src/http.rs",
+    "plugins/provider-sdk/src/testing.rs",
     "wit/v0.1.0/plugin.wit",
 ];
 
@@ -292,7 +292,7 @@ fn crate_ident(name: &str) -> String {
 /// and the crates not vendored for `kind` left out.
 fn workspace_tables(kind: Kind) -> Result<String, String> {
     let vendored: &[&str] = match kind {
-        Kind::Provider => &["sdk", "kit"],
+        Kind::Provider => &["provider-sdk", "kit"],
         Kind::Workflow => &["workflow-sdk", "kit"],
     };
     let mut out = String::new();
@@ -386,7 +386,7 @@ fn files(name: &str, kind: Kind) -> Result<Vec<(String, String)>, String> {
             PROVIDER_LIB,
             PROVIDER_MANIFEST,
             PROVIDER_README,
-            "webrig-plugin-sdk",
+            "webrig-provider-sdk",
             PROVIDER_SDK.to_vec(),
         ),
         Kind::Workflow => {
@@ -472,8 +472,8 @@ mod tests {
             (
                 PROVIDER_SDK,
                 "PROVIDER_SDK",
-                "plugins/sdk/",
-                on_disk("plugins/sdk"),
+                "plugins/provider-sdk/",
+                on_disk("plugins/provider-sdk"),
             ),
             (
                 WORKFLOW_SDK,
@@ -512,7 +512,7 @@ mod tests {
             "serde",
             "wit-bindgen",
             "webrig-kit",
-            "webrig-plugin-sdk",
+            "webrig-provider-sdk",
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} accepted");
         }
@@ -534,8 +534,8 @@ mod tests {
                 Some("vendor/plugins/kit")
             );
             let (sdk, other) = match kind {
-                Kind::Provider => ("webrig-plugin-sdk", "webrig-workflow-sdk"),
-                Kind::Workflow => ("webrig-workflow-sdk", "webrig-plugin-sdk"),
+                Kind::Provider => ("webrig-provider-sdk", "webrig-workflow-sdk"),
+                Kind::Workflow => ("webrig-workflow-sdk", "webrig-provider-sdk"),
             };
             let path = deps[sdk]["path"].as_str().expect("sdk path");
             assert!(
@@ -605,7 +605,7 @@ mod tests {
         ] {
             assert!(dir.join(f).is_file(), "{f}");
         }
-        assert!(!dir.join("vendor/plugins/sdk").exists());
+        assert!(!dir.join("vendor/plugins/provider-sdk").exists());
         // An empty folder is fine.
         let empty = tmp.path().join("empty");
         std::fs::create_dir(&empty).expect("mkdir");

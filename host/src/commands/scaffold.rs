@@ -7,8 +7,9 @@
 //! (`vendor/plugins/provider-sdk`, `vendor/wit/v0.1.0`, …) so the SDK's
 //! `wit_bindgen::generate!(path: "../../wit/…")` resolves unchanged. The
 //! crate's own `Cargo.toml` declares a workspace whose
-//! `[workspace.package]` and `[workspace.dependencies]` are copied from
-//! `plugins/Cargo.toml` (paths pointed into `vendor/`), so the vendored
+//! `[workspace.package]`, `[workspace.dependencies]` and
+//! `[workspace.lints.*]` are copied from `plugins/Cargo.toml` (paths
+//! pointed into `vendor/`), so the vendored
 //! manifests are byte-for-byte webrig's, and `plugins/Cargo.lock` comes
 //! along to pin the same crates.io versions. Templates: `host/src/scaffold/`.
 
@@ -287,8 +288,8 @@ fn crate_ident(name: &str) -> String {
     name.replace('-', "_")
 }
 
-/// `[workspace.package]` and `[workspace.dependencies]` of
-/// plugins/Cargo.toml, with the SDK crates' paths pointed into `vendor/`
+/// `[workspace.package]`, `[workspace.dependencies]` and the
+/// `[workspace.lints.*]` tables of plugins/Cargo.toml, with the SDK crates' paths pointed into `vendor/`
 /// and the crates not vendored for `kind` left out.
 fn workspace_tables(kind: Kind) -> Result<String, String> {
     let vendored: &[&str] = match kind {
@@ -296,7 +297,14 @@ fn workspace_tables(kind: Kind) -> Result<String, String> {
         Kind::Workflow => &["workflow-sdk", "kit"],
     };
     let mut out = String::new();
-    for table in ["[workspace.package]", "[workspace.dependencies]"] {
+    // The vendored crates opt into the workspace's lints (`[lints]
+    // workspace = true`), so the lint tables come along too.
+    for table in [
+        "[workspace.package]",
+        "[workspace.dependencies]",
+        "[workspace.lints.rust]",
+        "[workspace.lints.clippy]",
+    ] {
         let start = PLUGINS_MANIFEST
             .find(&format!("\n{table}\n"))
             .ok_or_else(|| format!("plugins/Cargo.toml has no {table}"))?;
@@ -547,6 +555,9 @@ mod tests {
             assert!(!deps.contains_key(other), "{other} is not vendored");
             assert!(parsed["dependencies"][sdk]["workspace"].as_bool() == Some(true));
             assert!(parsed["workspace"]["package"]["edition"].is_str());
+            // The vendored crates inherit the workspace's lints.
+            assert!(parsed["workspace"]["lints"]["rust"]["unsafe_code"].is_str());
+            assert!(parsed["workspace"]["lints"]["clippy"]["unwrap_used"].is_str());
             // No placeholder survives.
             for (p, text) in &files {
                 if !p.starts_with("vendor/plugins") && !p.starts_with("vendor/wit") {

@@ -114,6 +114,7 @@ fn workflow_overhead(runtime: &Runtime, wasm: &str) -> Result<(), String> {
             &bytes,
             "bench-workflow",
             webrig::plugins::manifest::Kind::Workflow,
+            webrig::plugins::wit::v0_2_0::VERSION,
         )
         .map_err(|e| e.to_string())?;
     let limits = PluginLimits::default();

@@ -221,16 +221,6 @@ pub enum Loaded {
     Workflow(WorkflowPre),
 }
 
-impl Loaded {
-    /// The WIT version it was bound to.
-    pub fn version(&self) -> Version {
-        match self {
-            Loaded::Provider(ProviderPre::V0_1_0(_)) => v0_1_0::VERSION,
-            Loaded::Workflow(WorkflowPre::V0_2_0(_)) => v0_2_0::VERSION,
-        }
-    }
-}
-
 /// A provider, by the version it was built against.
 pub enum ProviderPre {
     V0_1_0(v0_1_0::ProviderPluginPre<CallState>),

@@ -1,5 +1,5 @@
 //! WIT 0.2.0 (`wit/v0.2.0/workflow.wit`): the workflow world. It imports
-//! 0.1.0's `types`, `http`, `cache`, `config` and `log` and `browser`
+//! 0.1.0's `types`, `http`, `cache`, `config`, `log` and `browser`
 //! unchanged (through `deps/plugin-0.1.0`), so those map to the 0.1.0
 //! bindings (`with:`) and one implementation serves both versions. Its own
 //! interfaces (`types`, `runtime`, `artifacts`, `progress`, `design`) are

@@ -1,6 +1,7 @@
-//! The plugin host: manifests, grants, the wasmtime engine and the host
-//! imports. Plugins are WebAssembly components behind `wit/v0.1.0`; they get
-//! only what their manifest asked for and the user granted.
+//! The plugin host: manifests, grants, the wasmtime engine, the WIT
+//! versions and their bindings ([`wit`]) and the host imports. Plugins are
+//! WebAssembly components built against a released WIT version (`wit/`);
+//! they get only what their manifest asked for and the user granted.
 //!
 //! [`PluginHost`] is what the daemon holds: the installed plugins, each
 //! verified (sha256), compiled (or loaded from the cache) and linked once,
@@ -11,14 +12,14 @@ pub mod grants;
 pub mod host;
 pub mod manifest;
 pub mod registry;
+pub mod wit;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use engine::{Loaded, PluginError, Runtime, wit};
+use engine::{Loaded, PluginError, Runtime};
 use grants::Effective;
 use host::{Access, BrowserBridge};
-use manifest::Kind;
 use registry::{Installed, Registry};
 
 use crate::config::{Home, PluginSettings};
@@ -30,7 +31,7 @@ pub struct Plugin {
     /// Ready to call, or why it was refused (tampered, does not link, …).
     pub loaded: Result<Loaded, String>,
     /// What a provider says it is (`describe`), when it loaded.
-    pub info: Option<wit::ProviderInfo>,
+    pub info: Option<wit::types::ProviderInfo>,
     /// What a workflow says it is and takes (`describe`), when it loaded.
     pub workflow: Option<crate::workflows::WorkflowInfo>,
     /// The component file as it was when verified (see [`Plugin::ready`]).
@@ -307,12 +308,11 @@ impl PluginHost {
     }
 
     fn link(&self, installed: &Installed) -> Result<Loaded, String> {
-        if installed.manifest.kind == Kind::Adapter {
-            return Err("adapter plugins are not runnable in this version".into());
-        }
+        // A kind no released version runs (adapters) stops here.
+        let version = installed.manifest.wit_version()?;
         let (bytes, sha) = installed.component().map_err(|e| e.to_string())?;
         self.runtime
-            .load(&bytes, &sha, installed.manifest.kind)
+            .load(&bytes, &sha, installed.manifest.kind, version)
             .map_err(|e| e.to_string())
     }
 

@@ -14,7 +14,6 @@
 //! guest is interrupted at its next epoch check and the bundle stays marked
 //! incomplete.
 
-pub mod bindings;
 pub mod bundle;
 mod imports;
 pub mod params;
@@ -46,7 +45,9 @@ pub struct WorkflowInfo {
 }
 
 impl WorkflowInfo {
-    fn from_wit(w: bindings::types::WorkflowInfo) -> Result<WorkflowInfo, String> {
+    fn from_wit(
+        w: crate::plugins::wit::v0_2_0::types::WorkflowInfo,
+    ) -> Result<WorkflowInfo, String> {
         let params: Vec<Param> = w
             .params
             .into_iter()
@@ -89,7 +90,7 @@ pub fn describe(
             None,
             |store| {
                 let w = pre.instantiate(&mut *store)?;
-                w.webrig_plugin0_2_0_workflow().call_describe(store)
+                w.call_describe(store)
             },
         )
         .map_err(|e| e.to_string())?;
@@ -151,6 +152,12 @@ struct ProviderUse {
 
 fn clip(s: &str, n: usize) -> String {
     s.chars().filter(|c| !c.is_control()).take(n).collect()
+}
+
+impl crate::plugins::host::Run for RunCx {
+    fn cancelled(&self) -> bool {
+        RunCx::cancelled(self)
+    }
 }
 
 impl RunCx {
@@ -450,7 +457,7 @@ fn execute(runtime: &Runtime, plugin: &Plugin, run: &Arc<RunCx>, input: &str) ->
             let host = HostState::new(plugin.access.clone(), run.deadline).for_run(run.clone());
             runtime.in_store(&limits, host, Some(cpu), |store| {
                 let w = pre.instantiate(&mut *store)?;
-                let out = w.webrig_plugin0_2_0_workflow().call_run(&mut *store, input);
+                let out = w.call_run(&mut *store, input);
                 waited = store.data().host.waited();
                 out
             })

@@ -28,6 +28,7 @@ mod e2e {
     pub mod snapshot;
     pub mod tabs;
     pub mod widgets;
+    pub mod wit_versions;
     pub mod workflows;
 }
 

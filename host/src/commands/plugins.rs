@@ -11,7 +11,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::plugins::grants::Grant;
 use crate::plugins::manifest::{BrowserAccess, Capabilities, Kind};
 use crate::plugins::registry::{RegistryError, Source};
-use crate::plugins::{Plugin, PluginHost};
+use crate::plugins::{Plugin, PluginHost, wit};
 
 /// A plugin as the commands show it.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -19,6 +19,8 @@ pub struct PluginView {
     pub id: String,
     pub version: String,
     pub kind: Kind,
+    /// The WIT version it was built against, and what this webrig accepts.
+    pub wit: WitView,
     pub description: String,
     pub sha256: Option<String>,
     pub dir: String,
@@ -39,6 +41,28 @@ pub struct PluginView {
     pub endpoints: std::collections::BTreeMap<String, String>,
 }
 
+/// A plugin's WIT version and the versions this webrig accepts for its kind.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WitView {
+    /// The version it was built against (plugin.toml `wit`).
+    pub built: String,
+    /// The versions this webrig runs plugins of its kind against, oldest
+    /// first.
+    pub accepts: Vec<String>,
+    /// The same as a range: `0.1.0`, `0.1.0 to 0.3.0`, or `none`.
+    pub range: String,
+}
+
+impl WitView {
+    fn of(kind: Kind, built: &str) -> WitView {
+        WitView {
+            built: built.to_string(),
+            accepts: wit::accepted(kind).iter().map(|v| v.to_string()).collect(),
+            range: wit::range(kind),
+        }
+    }
+}
+
 impl PluginView {
     fn of(p: &Plugin) -> PluginView {
         let m = &p.installed.manifest;
@@ -47,6 +71,7 @@ impl PluginView {
             id: m.id.clone(),
             version: m.version.clone(),
             kind: m.kind,
+            wit: WitView::of(m.kind, &m.wit),
             description: m.description.clone(),
             sha256: m.sha256.clone(),
             dir: p.installed.dir.display().to_string(),
@@ -286,15 +311,12 @@ impl Command for PluginInstall {
             )
             .with_hint("rerun with --grant to grant what it asks for"));
         }
-        if source.manifest.kind == Kind::Adapter {
-            return Err(ApiError::new(
-                ErrorCode::Unsupported,
-                format!(
-                    "{}: adapter plugins are not runnable in this version; providers and workflows are",
-                    source.manifest.id
-                ),
-            ));
-        }
+        // Checked when plugin.toml was read (an adapter, which no version
+        // runs yet, stops there).
+        let version = source
+            .manifest
+            .wit_version()
+            .map_err(|e| ApiError::invalid(format!("plugin.toml: field `wit`: {e}")))?;
         let grant = Grant::all_of(&source.manifest.capabilities);
         let id = source.manifest.id.clone();
         let registry = host.registry().clone();
@@ -314,7 +336,9 @@ impl Command for PluginInstall {
             registry
                 .install(&source, grant, replace, |bytes, sha| {
                     let runtime = checker.runtime();
-                    let loaded = runtime.load(bytes, sha, kind).map_err(|e| e.to_string())?;
+                    let loaded = runtime
+                        .load(bytes, sha, kind, version)
+                        .map_err(|e| e.to_string())?;
                     let access = crate::plugins::host::Access::new(
                         crate::plugins::grants::Effective::new(&caps, &Grant::default()),
                         Default::default(),
@@ -421,9 +445,12 @@ impl Command for PluginInfo {
 
     fn human(v: &PluginView) -> String {
         let mut out = format!(
-            "{}\n  {}\n  sha256 {}\n  in {}",
+            "{}\n  {}\n  built against WIT {} (this webrig accepts {} for {} plugins)\n  sha256 {}\n  in {}",
             v.line(),
             v.description,
+            v.wit.built,
+            v.wit.range,
+            v.kind.as_str(),
             v.sha256.as_deref().unwrap_or("-"),
             v.dir
         );

@@ -4,11 +4,12 @@
 //! The SDK is not published, so the crate carries it: the SDK crates'
 //! sources and the WIT files are embedded in this binary (`include_str!`)
 //! and written under `vendor/`, in the same layout as this repository
-//! (`vendor/plugins/sdk`, `vendor/wit/v0.1.0`, …) so the SDK's
+//! (`vendor/plugins/provider-sdk`, `vendor/wit/v0.1.0`, …) so the SDK's
 //! `wit_bindgen::generate!(path: "../../wit/…")` resolves unchanged. The
 //! crate's own `Cargo.toml` declares a workspace whose
-//! `[workspace.package]` and `[workspace.dependencies]` are copied from
-//! `plugins/Cargo.toml` (paths pointed into `vendor/`), so the vendored
+//! `[workspace.package]`, `[workspace.dependencies]` and
+//! `[workspace.lints.*]` are copied from `plugins/Cargo.toml` (paths
+//! pointed into `vendor/`), so the vendored
 //! manifests are byte-for-byte webrig's, and `plugins/Cargo.lock` comes
 //! along to pin the same crates.io versions. Templates: `host/src/scaffold/`.
 
@@ -197,10 +198,10 @@ const KIT: &[(&str, &str)] = embed![
 ];
 
 const PROVIDER_SDK: &[(&str, &str)] = embed![
-    "plugins/sdk/Cargo.toml",
-    "plugins/sdk/src/lib.rs",
-    "plugins/sdk/src/http.rs",
-    "plugins/sdk/src/testing.rs",
+    "plugins/provider-sdk/Cargo.toml",
+    "plugins/provider-sdk/src/lib.rs",
+    "plugins/provider-sdk/src/http.rs",
+    "plugins/provider-sdk/src/testing.rs",
     "wit/v0.1.0/plugin.wit",
 ];
 
@@ -287,16 +288,23 @@ fn crate_ident(name: &str) -> String {
     name.replace('-', "_")
 }
 
-/// `[workspace.package]` and `[workspace.dependencies]` of
-/// plugins/Cargo.toml, with the SDK crates' paths pointed into `vendor/`
+/// `[workspace.package]`, `[workspace.dependencies]` and the
+/// `[workspace.lints.*]` tables of plugins/Cargo.toml, with the SDK crates' paths pointed into `vendor/`
 /// and the crates not vendored for `kind` left out.
 fn workspace_tables(kind: Kind) -> Result<String, String> {
     let vendored: &[&str] = match kind {
-        Kind::Provider => &["sdk", "kit"],
+        Kind::Provider => &["provider-sdk", "kit"],
         Kind::Workflow => &["workflow-sdk", "kit"],
     };
     let mut out = String::new();
-    for table in ["[workspace.package]", "[workspace.dependencies]"] {
+    // The vendored crates opt into the workspace's lints (`[lints]
+    // workspace = true`), so the lint tables come along too.
+    for table in [
+        "[workspace.package]",
+        "[workspace.dependencies]",
+        "[workspace.lints.rust]",
+        "[workspace.lints.clippy]",
+    ] {
         let start = PLUGINS_MANIFEST
             .find(&format!("\n{table}\n"))
             .ok_or_else(|| format!("plugins/Cargo.toml has no {table}"))?;
@@ -386,7 +394,7 @@ fn files(name: &str, kind: Kind) -> Result<Vec<(String, String)>, String> {
             PROVIDER_LIB,
             PROVIDER_MANIFEST,
             PROVIDER_README,
-            "webrig-plugin-sdk",
+            "webrig-provider-sdk",
             PROVIDER_SDK.to_vec(),
         ),
         Kind::Workflow => {
@@ -472,8 +480,8 @@ mod tests {
             (
                 PROVIDER_SDK,
                 "PROVIDER_SDK",
-                "plugins/sdk/",
-                on_disk("plugins/sdk"),
+                "plugins/provider-sdk/",
+                on_disk("plugins/provider-sdk"),
             ),
             (
                 WORKFLOW_SDK,
@@ -512,7 +520,7 @@ mod tests {
             "serde",
             "wit-bindgen",
             "webrig-kit",
-            "webrig-plugin-sdk",
+            "webrig-provider-sdk",
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} accepted");
         }
@@ -534,8 +542,8 @@ mod tests {
                 Some("vendor/plugins/kit")
             );
             let (sdk, other) = match kind {
-                Kind::Provider => ("webrig-plugin-sdk", "webrig-workflow-sdk"),
-                Kind::Workflow => ("webrig-workflow-sdk", "webrig-plugin-sdk"),
+                Kind::Provider => ("webrig-provider-sdk", "webrig-workflow-sdk"),
+                Kind::Workflow => ("webrig-workflow-sdk", "webrig-provider-sdk"),
             };
             let path = deps[sdk]["path"].as_str().expect("sdk path");
             assert!(
@@ -547,6 +555,9 @@ mod tests {
             assert!(!deps.contains_key(other), "{other} is not vendored");
             assert!(parsed["dependencies"][sdk]["workspace"].as_bool() == Some(true));
             assert!(parsed["workspace"]["package"]["edition"].is_str());
+            // The vendored crates inherit the workspace's lints.
+            assert!(parsed["workspace"]["lints"]["rust"]["unsafe_code"].is_str());
+            assert!(parsed["workspace"]["lints"]["clippy"]["unwrap_used"].is_str());
             // No placeholder survives.
             for (p, text) in &files {
                 if !p.starts_with("vendor/plugins") && !p.starts_with("vendor/wit") {
@@ -605,7 +616,7 @@ mod tests {
         ] {
             assert!(dir.join(f).is_file(), "{f}");
         }
-        assert!(!dir.join("vendor/plugins/sdk").exists());
+        assert!(!dir.join("vendor/plugins/provider-sdk").exists());
         // An empty folder is fine.
         let empty = tmp.path().join("empty");
         std::fs::create_dir(&empty).expect("mkdir");

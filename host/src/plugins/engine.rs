@@ -10,20 +10,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::host::{Access, HostState};
 use super::manifest::{Kind, PluginLimits};
+use super::wit::{Provider, Version};
 
-wasmtime::component::bindgen!({
-    world: "provider-plugin",
-    path: "../wit/v0.1.0",
-});
-
-pub use self::webrig::plugin::types as wit;
-pub use exports::webrig::plugin::provider as guest;
+pub use super::wit::Loaded;
+/// The 0.1.0 types every version shares (`crate::plugins::wit::types`),
+/// under the name its callers use.
+pub use super::wit::types as wit;
 
 /// Plugin calls that may run at once (instances in the pool).
 const POOL: u32 = 64;
@@ -223,13 +221,10 @@ impl Runtime {
         )
         .map_err(|e| PluginError::Load(format!("linking WASI clocks: {e}")))?;
         linker.allow_shadowing(false);
-        ProviderPlugin::add_to_linker::<CallState, HasSelf<HostState>>(&mut linker, |s| {
-            &mut s.host
-        })
-        .map_err(|e| PluginError::Load(format!("linking webrig imports: {e}")))?;
-        // The 0.2.0 interfaces workflows import besides the 0.1.0 ones.
-        crate::workflows::bindings::add_to_linker(&mut linker)
-            .map_err(|e| PluginError::Load(format!("linking workflow imports: {e}")))?;
+        // Every released version's imports: a component links against the
+        // ones its version's world imports.
+        super::wit::add_to_linker(&mut linker)
+            .map_err(|e| PluginError::Load(format!("linking webrig imports: {e:#}")))?;
         let stop = Arc::new(AtomicBool::new(false));
         {
             let engine = engine.clone();
@@ -257,33 +252,24 @@ impl Runtime {
     }
 
     /// Compiles (or loads from the cache) and pre-instantiates a component
-    /// of `kind` (providers: world `provider-plugin` 0.1.0; workflows:
-    /// `workflow-plugin` 0.2.0).
-    pub fn load(&self, bytes: &[u8], sha256: &str, kind: Kind) -> Result<Loaded, PluginError> {
+    /// of `kind` built against WIT `version` (its manifest's `wit`, checked
+    /// against [`super::wit::RELEASES`]), bound with that version's bindings.
+    pub fn load(
+        &self,
+        bytes: &[u8],
+        sha256: &str,
+        kind: Kind,
+        version: Version,
+    ) -> Result<Loaded, PluginError> {
+        super::wit::check(kind, &version.to_string()).map_err(PluginError::Load)?;
         let component = self.component(bytes, sha256)?;
-        let world = match kind {
-            Kind::Provider => "provider",
-            Kind::Workflow => "workflow",
-            Kind::Adapter => {
-                return Err(PluginError::Load(
-                    "adapter plugins are not runnable in this version".into(),
-                ));
-            }
-        };
         let pre = self.linker.instantiate_pre(&component).map_err(|e| {
-            PluginError::Load(format!("the component does not fit the {world} world: {e}"))
-        })?;
-        let missing = |e: wasmtime::Error| {
             PluginError::Load(format!(
-                "the component does not export the {world} interface: {e}"
+                "the component does not fit WIT {version}'s {} world: {e}",
+                super::wit::world(kind)
             ))
-        };
-        Ok(match kind {
-            Kind::Workflow => Loaded::Workflow(
-                crate::workflows::bindings::WorkflowPluginPre::new(pre).map_err(missing)?,
-            ),
-            _ => Loaded::Provider(ProviderPluginPre::new(pre).map_err(missing)?),
-        })
+        })?;
+        super::wit::bind(kind, version, pre).map_err(PluginError::Load)
     }
 
     fn cache_path(&self, sha256: &str) -> Option<PathBuf> {
@@ -336,7 +322,7 @@ impl Runtime {
         loaded: &Loaded,
         limits: &PluginLimits,
         access: &Access,
-        f: impl FnOnce(&ProviderPlugin, &mut Store<CallState>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Provider, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
         let Loaded::Provider(pre) = loaded else {
             return Err(PluginError::Load("this plugin is not a provider".into()));
@@ -412,9 +398,7 @@ impl Runtime {
         limits: &PluginLimits,
         access: &Access,
     ) -> Result<wit::ProviderInfo, PluginError> {
-        let info = self.call(loaded, limits, access, |p, s| {
-            p.webrig_plugin_provider().call_describe(s)
-        })?;
+        let info = self.call(loaded, limits, access, |p, s| p.call_describe(s))?;
         capped(info, limits)
     }
 
@@ -426,9 +410,7 @@ impl Runtime {
         access: &Access,
         req: &wit::SearchRequest,
     ) -> Result<Result<Vec<wit::ResultItem>, wit::Error>, PluginError> {
-        let out = self.call(loaded, limits, access, |p, s| {
-            p.webrig_plugin_provider().call_search(s, req)
-        })?;
+        let out = self.call(loaded, limits, access, |p, s| p.call_search(s, req))?;
         capped(out, limits)
     }
 
@@ -440,9 +422,7 @@ impl Runtime {
         access: &Access,
         req: &wit::FetchRequest,
     ) -> Result<Result<wit::Document, wit::Error>, PluginError> {
-        let out = self.call(loaded, limits, access, |p, s| {
-            p.webrig_plugin_provider().call_fetch(s, req)
-        })?;
+        let out = self.call(loaded, limits, access, |p, s| p.call_fetch(s, req))?;
         capped(out, limits)
     }
 }
@@ -559,10 +539,4 @@ fn classify(e: wasmtime::Error, limits: &PluginLimits) -> PluginError {
         return PluginError::Memory(limits.memory_mb);
     }
     PluginError::Trap(text)
-}
-
-/// A plugin compiled and linked, ready to instantiate per call.
-pub enum Loaded {
-    Provider(ProviderPluginPre<CallState>),
-    Workflow(crate::workflows::bindings::WorkflowPluginPre<CallState>),
 }

@@ -1,15 +1,16 @@
-//! The host imports plugins call: `http`, `cache`, `log`, `browser`. Each
-//! checks the plugin's effective grant first and refuses with a typed
-//! `denied` error value, never a trap.
+//! The host imports plugins call: WIT 0.1.0's `http`, `cache`, `config`,
+//! `log`, `browser` (every later version re-uses them). Each checks the
+//! plugin's effective grant first and refuses with a typed `denied` error
+//! value, never a trap.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::engine::webrig::plugin::{browser, cache, config, http, log, types};
-use super::engine::wit::Error as WitError;
 use super::grants::{Effective, Reserved};
 use super::manifest::BrowserAccess;
+use super::wit::types::Error as WitError;
+use super::wit::v0_1_0::{browser, cache, config, http, log, types};
 
 const MAX_REDIRECTS: usize = 5;
 const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
@@ -191,6 +192,14 @@ impl PluginCache {
     }
 }
 
+/// A run a call is part of (a workflow run): the imports of the kind that
+/// runs it keep their state in it. The plugin host only asks whether it
+/// was cancelled; the kind's imports get their own type back with
+/// [`HostState::run_as`], so this layer names no kind.
+pub trait Run: std::any::Any + Send + Sync {
+    fn cancelled(&self) -> bool;
+}
+
 pub struct HostState {
     pub(crate) access: Access,
     /// When the call must end; outbound requests get at most what is left.
@@ -209,8 +218,9 @@ pub struct HostState {
     /// Time this call spent blocked in host imports (pages, HTTP, the
     /// provider runtime): not charged to a workflow's CPU budget.
     waited: Duration,
-    /// The workflow run this call is (None for provider calls).
-    pub run: Option<Arc<crate::workflows::RunCx>>,
+    /// The run this call is part of (a workflow's; None for provider
+    /// calls).
+    run: Option<Arc<dyn Run>>,
 }
 
 impl HostState {
@@ -231,10 +241,18 @@ impl HostState {
         }
     }
 
-    /// The same state for a call of workflow run `run`.
-    pub fn for_run(mut self, run: Arc<crate::workflows::RunCx>) -> Self {
+    /// The same state for a call of `run`.
+    pub fn for_run(mut self, run: Arc<dyn Run>) -> Self {
         self.run = Some(run);
         self
+    }
+
+    /// The run this call is part of, as the type that made it (the imports
+    /// of the kind that runs it get their own state back); None outside a
+    /// run, or for a run of another type.
+    pub fn run_as<T: Run>(&self) -> Option<Arc<T>> {
+        let run: Arc<dyn std::any::Any + Send + Sync> = self.run.clone()?;
+        run.downcast::<T>().ok()
     }
 
     pub fn deadline(&self) -> Instant {

@@ -7,25 +7,22 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-/// The WIT versions this host implements.
-pub const SUPPORTED_WIT: &[&str] = &["0.1.0", "0.2.0"];
-
-/// The WIT version each kind's world is in: providers and adapters in
-/// 0.1.0, workflows in 0.2.0 (0.1.0's workflow world had no progress,
-/// partial searches, downloads or design tokens, and no plugin used it).
-pub fn wit_for(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Workflow => "0.2.0",
-        Kind::Provider | Kind::Adapter => "0.1.0",
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Provider,
     Workflow,
     Adapter,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Provider => "provider",
+            Kind::Workflow => "workflow",
+            Kind::Adapter => "adapter",
+        }
+    }
 }
 
 #[derive(
@@ -88,7 +85,8 @@ pub struct Manifest {
     pub id: String,
     pub version: String,
     pub kind: Kind,
-    /// The WIT package version it was built against.
+    /// The WIT package version it was built against: one this host
+    /// accepts for its kind (`crate::plugins::wit::RELEASES`).
     pub wit: String,
     #[serde(default)]
     pub description: String,
@@ -146,22 +144,8 @@ impl Manifest {
         if !version_ok {
             return bad("version", "must be MAJOR.MINOR.PATCH");
         }
-        if !SUPPORTED_WIT.contains(&m.wit.as_str()) {
-            return bad(
-                "wit",
-                &format!("this webrig implements {}", SUPPORTED_WIT.join(", ")),
-            );
-        }
-        if m.wit != wit_for(m.kind) {
-            return bad(
-                "wit",
-                &format!(
-                    "{:?} plugins implement WIT {} (world {}-plugin)",
-                    m.kind,
-                    wit_for(m.kind),
-                    format!("{:?}", m.kind).to_lowercase()
-                ),
-            );
+        if let Err(why) = m.wit_version() {
+            return bad("wit", &why);
         }
         let comp = Path::new(&m.component);
         if m.component.is_empty()
@@ -206,6 +190,12 @@ impl Manifest {
             return bad("limits.output_kb", "1..=65536");
         }
         Ok(m)
+    }
+
+    /// The WIT version it was built against, checked against what this
+    /// host accepts for its kind.
+    pub fn wit_version(&self) -> Result<super::wit::Version, String> {
+        super::wit::check(self.kind, &self.wit)
     }
 
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {

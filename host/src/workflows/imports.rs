@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::RunCx;
-use super::bindings::{artifacts, design, progress, runtime, types};
-use crate::plugins::engine::webrig::plugin::{http, types as v1};
-use crate::plugins::engine::wit::Error as WitError;
 use crate::plugins::host::HostState;
+use crate::plugins::wit::types::Error as WitError;
+use crate::plugins::wit::v0_1_0::{http, types as v1};
+use crate::plugins::wit::v0_2_0::{artifacts, design, progress, runtime, types};
 use crate::providers::{Failure, FailureCode, SearchOutcome};
 
 /// URLs one `fetch-many` may ask for, and sources one `search-many`.
@@ -20,8 +20,7 @@ const MAX_QUERY: usize = 1000;
 impl types::Host for HostState {}
 
 fn run_of(s: &HostState) -> Result<Arc<RunCx>, WitError> {
-    s.run
-        .clone()
+    s.run_as::<RunCx>()
         .ok_or_else(|| WitError::Denied("only a workflow run may use this".into()))
 }
 
@@ -245,7 +244,7 @@ impl artifacts::Host for HostState {
 
 impl progress::Host for HostState {
     fn report(&mut self, stage: String, message: String, done: u32, total: u32) {
-        if let Some(run) = &self.run {
+        if let Some(run) = self.run_as::<RunCx>() {
             run.progress(&stage, &message, done, total);
         }
     }

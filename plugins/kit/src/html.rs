@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(items, ["one", "two"]);
         let ps: Vec<String> = doc.find_all("p").map(|p| doc.text(p)).collect();
         assert_eq!(ps, ["a", "b"]);
-        let div = doc.find("div").unwrap();
+        let div = doc.find("div").expect("present");
         assert!(!doc.ancestors(div).any(|a| doc.is(a, "p")));
     }
 
@@ -236,13 +236,13 @@ mod tests {
         let doc = Document::parse(
             r#"<A HREF='/x?a=1&amp;b=2' class="k  result__a">T&amp;C</a><script>if (a<b) {}</script><title>x &lt; y</title>"#,
         );
-        let a = doc.find("a").unwrap();
+        let a = doc.find("a").expect("present");
         assert_eq!(doc.attr(a, "href"), Some("/x?a=1&b=2"));
         assert!(doc.has_class(a, "result__a"));
         assert_eq!(doc.text(a), "T&C");
-        let script = doc.find("script").unwrap();
+        let script = doc.find("script").expect("present");
         assert_eq!(doc.text_node(doc.children(script)[0]), Some("if (a<b) {}"));
-        assert_eq!(doc.text(doc.find("title").unwrap()), "x < y");
+        assert_eq!(doc.text(doc.find("title").expect("present")), "x < y");
     }
 
     #[test]

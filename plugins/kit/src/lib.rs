@@ -1,7 +1,7 @@
 //! Pure helpers shared by webrig's guest plugins. It holds no WIT
 //! bindings, so provider and workflow components can both link it without
 //! taking on each other's world. Providers reach it through
-//! `webrig_plugin_sdk::{date, html, url}`, workflows as
+//! `webrig_provider_sdk::{date, html, url}`, workflows as
 //! `webrig_workflow_sdk::kit`.
 //!
 //! What plugin authors need most:

@@ -38,14 +38,24 @@ fn main() -> Result<(), String> {
     let runtime = Runtime::new(Some(cache.path().to_path_buf())).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let loaded = runtime
-        .load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider)
+        .load(
+            &bytes,
+            "bench",
+            webrig::plugins::manifest::Kind::Provider,
+            webrig::plugins::wit::v0_1_0::VERSION,
+        )
         .map_err(|e| e.to_string())?;
     let compile = t.elapsed();
     let mut loads = Vec::new();
     for _ in 0..50 {
         let t = Instant::now();
         let _again = runtime
-            .load(&bytes, "bench", webrig::plugins::manifest::Kind::Provider)
+            .load(
+                &bytes,
+                "bench",
+                webrig::plugins::manifest::Kind::Provider,
+                webrig::plugins::wit::v0_1_0::VERSION,
+            )
             .map_err(|e| e.to_string())?;
         loads.push(t.elapsed());
     }
@@ -104,6 +114,7 @@ fn workflow_overhead(runtime: &Runtime, wasm: &str) -> Result<(), String> {
             &bytes,
             "bench-workflow",
             webrig::plugins::manifest::Kind::Workflow,
+            webrig::plugins::wit::v0_2_0::VERSION,
         )
         .map_err(|e| e.to_string())?;
     let limits = PluginLimits::default();

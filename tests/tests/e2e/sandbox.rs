@@ -59,7 +59,12 @@ impl Rig {
         let runtime = Runtime::new(None).expect("runtime");
         let bytes = wasm("sandbox_guest");
         let sandbox = runtime
-            .load(&bytes, "sandbox", webrig::plugins::manifest::Kind::Provider)
+            .load(
+                &bytes,
+                "sandbox",
+                webrig::plugins::manifest::Kind::Provider,
+                webrig::plugins::wit::v0_1_0::VERSION,
+            )
             .expect("loads");
         Rig { runtime, sandbox }
     }
@@ -93,12 +98,11 @@ fn hello_provider_answers_search_and_describe() {
             &wasm("hello_provider"),
             "hello",
             webrig::plugins::manifest::Kind::Provider,
+            webrig::plugins::wit::v0_1_0::VERSION,
         )
         .expect("loads");
     let info = runtime
-        .call(&loaded, &limits(2000), &none(), |p, s| {
-            p.webrig_plugin_provider().call_describe(s)
-        })
+        .call(&loaded, &limits(2000), &none(), |p, s| p.call_describe(s))
         .expect("describe");
     assert_eq!(info.id, "hello-provider");
     let req = wit::SearchRequest {
@@ -108,7 +112,7 @@ fn hello_provider_answers_search_and_describe() {
     };
     let items = runtime
         .call(&loaded, &limits(2000), &none(), |p, s| {
-            p.webrig_plugin_provider().call_search(s, &req)
+            p.call_search(s, &req)
         })
         .expect("call")
         .expect("search");

@@ -2,10 +2,10 @@
 //! page through the host's `http` import (only hosts the user granted).
 //! The host's sandbox tests depend on exactly this behaviour.
 
-use webrig_plugin_sdk::types::{
+use webrig_provider_sdk::types::{
     Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,
 };
-use webrig_plugin_sdk::{Provider, export_provider, html, http, log};
+use webrig_provider_sdk::{Provider, export_provider, html, http, log};
 
 struct Hello;
 

@@ -275,7 +275,7 @@ mod tests {
         );
         assert_eq!(itemprop_values(&doc, "dateCreated").len(), 1);
         assert_eq!(
-            item_type(&doc, doc.find("span").unwrap()),
+            item_type(&doc, doc.find("span").expect("present")),
             Some("http://schema.org/NewsArticle")
         );
     }

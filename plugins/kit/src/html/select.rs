@@ -740,7 +740,7 @@ mod tests {
         assert_eq!(texts(&doc, "#main > .title"), ["Title"]);
         assert_eq!(texts(&doc, "div.content.wide h1"), ["Title"]);
         assert!(texts(&doc, "div.content.narrow h1").is_empty());
-        assert_eq!(doc.select("*").unwrap().len(), doc.elements().count());
+        assert_eq!(doc.select("*").expect("ok").len(), doc.elements().count());
         assert_eq!(texts(&doc, "p.lead a"), ["one"]);
     }
 
@@ -757,8 +757,8 @@ mod tests {
         assert_eq!(texts(&doc, "a[href$='.pdf' i]"), ["two"]);
         assert_eq!(texts(&doc, "a[rel~=nofollow]"), ["one"]);
         assert!(texts(&doc, "a[rel=nofollow]").is_empty());
-        assert_eq!(doc.select("html[lang|=en]").unwrap().len(), 1);
-        assert!(doc.select("html[lang|=en-G]").unwrap().is_empty());
+        assert_eq!(doc.select("html[lang|=en]").expect("ok").len(), 1);
+        assert!(doc.select("html[lang|=en-G]").expect("ok").is_empty());
         assert_eq!(texts(&doc, "a[data-x]"), ["three"]);
         assert_eq!(texts(&doc, "a[data-x='']"), ["three"]);
         // Empty prefix/suffix/substring values match nothing, as in CSS.
@@ -799,22 +799,28 @@ mod tests {
         assert_eq!(texts(&doc, "li:nth-child(n+4)"), ["d", ""]);
         assert_eq!(texts(&doc, "li:not(.ad):not(:empty)"), ["a", "c", "d"]);
         assert_eq!(texts(&doc, "li:not(.ad, :first-child)"), ["c", "d", ""]);
-        assert_eq!(doc.select(":root").unwrap(), [doc.find("html").unwrap()]);
+        assert_eq!(
+            doc.select(":root").expect("ok"),
+            [doc.find("html").expect("present")]
+        );
     }
 
     #[test]
     fn first_and_scoped() {
         let doc = Document::parse(PAGE);
-        let side = doc.select_first(".sidebar").unwrap().unwrap();
-        assert_eq!(doc.select_in(side, "a").unwrap().len(), 1);
+        let side = doc.select_first(".sidebar").expect("ok").expect("present");
+        assert_eq!(doc.select_in(side, "a").expect("ok").len(), 1);
         // Ancestors outside the scope still count, as in the DOM.
-        assert_eq!(doc.select_in(side, "body a").unwrap().len(), 1);
+        assert_eq!(doc.select_in(side, "body a").expect("ok").len(), 1);
         // The scope itself is not a candidate.
-        assert!(doc.select_in(side, ".sidebar").unwrap().is_empty());
-        let a = doc.select_first_in(side, "a").unwrap().unwrap();
+        assert!(doc.select_in(side, ".sidebar").expect("ok").is_empty());
+        let a = doc
+            .select_first_in(side, "a")
+            .expect("ok")
+            .expect("present");
         assert_eq!(doc.attr(a, "href"), Some("/three"));
-        assert_eq!(doc.select_first("table").unwrap(), None);
-        let sel: Selector = "p > a".parse().unwrap();
+        assert_eq!(doc.select_first("table").expect("ok"), None);
+        let sel: Selector = "p > a".parse().expect("parses");
         assert!(sel.matches(&doc, a));
         assert!(!sel.matches(&doc, side));
     }
@@ -853,8 +859,8 @@ mod tests {
         let page = format!("{}<p>x</p>", "<div>".repeat(200));
         let doc = Document::parse(&page);
         let start = std::time::Instant::now();
-        assert_eq!(doc.select("div div div div div p").unwrap().len(), 1);
-        assert!(doc.select("div div div div span p").unwrap().is_empty());
+        assert_eq!(doc.select("div div div div div p").expect("ok").len(), 1);
+        assert!(doc.select("div div div div span p").expect("ok").is_empty());
         assert!(start.elapsed().as_secs() < 2);
     }
 }

@@ -10,10 +10,10 @@
 //! Ask HN / Show HN posts have no `url`; their discussion page
 //! (`https://news.ycombinator.com/item?id={objectID}`) is the result.
 
-use webrig_plugin_sdk::html::text;
-use webrig_plugin_sdk::serde_json::Value;
-use webrig_plugin_sdk::types::{Error, ResultItem};
-use webrig_plugin_sdk::{date, http};
+use webrig_provider_sdk::html::text;
+use webrig_provider_sdk::serde_json::Value;
+use webrig_provider_sdk::types::{Error, ResultItem};
+use webrig_provider_sdk::{date, http};
 
 const ITEM_URL: &str = "https://news.ycombinator.com/item?id=";
 

@@ -16,8 +16,8 @@
 pub mod hn;
 pub mod reddit;
 
-use webrig_plugin_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{
+use webrig_provider_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
+use webrig_provider_sdk::{
     Provider, config_url, effective_limit, export_provider, http, log, require_query, url,
 };
 

@@ -11,10 +11,10 @@
 //! A link post's result is its `url`; a self post's (or one whose `url` is
 //! not http) is its discussion, `https://www.reddit.com{permalink}`.
 
-use webrig_plugin_sdk::html::{decode_entities, text};
-use webrig_plugin_sdk::serde_json::Value;
-use webrig_plugin_sdk::types::{Error, ResultItem};
-use webrig_plugin_sdk::{date, http};
+use webrig_provider_sdk::html::{decode_entities, text};
+use webrig_provider_sdk::serde_json::Value;
+use webrig_provider_sdk::types::{Error, ResultItem};
+use webrig_provider_sdk::{date, http};
 
 const SITE: &str = "https://www.reddit.com";
 

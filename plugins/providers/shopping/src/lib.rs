@@ -19,10 +19,10 @@
 pub mod listing;
 pub mod product;
 
-use webrig_plugin_sdk::types::{
+use webrig_provider_sdk::types::{
     Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,
 };
-use webrig_plugin_sdk::{
+use webrig_provider_sdk::{
     Provider, config, effective_limit, export_provider, http, log, require_http_url, require_query,
     url,
 };

@@ -6,9 +6,9 @@
 //! (`/product`, `/products/`, `/p/`, `/item`, `/dp/`).
 
 use crate::product::Product;
-use webrig_plugin_sdk::html::Document;
-use webrig_plugin_sdk::html::product::{jsonld, microdata};
-use webrig_plugin_sdk::url;
+use webrig_provider_sdk::html::Document;
+use webrig_provider_sdk::html::product::{jsonld, microdata};
+use webrig_provider_sdk::url;
 
 /// Path fragments that mark a product page in shop URL schemes.
 const PRODUCT_PATHS: &[&str] = &["/product", "/p/", "/item", "/dp/", "/shop/"];

@@ -10,8 +10,8 @@
 
 pub mod mastodon;
 
-use webrig_plugin_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
-use webrig_plugin_sdk::{
+use webrig_provider_sdk::types::{Error, ProviderInfo, ResultItem, SearchRequest};
+use webrig_provider_sdk::{
     Provider, config_url, effective_limit, export_provider, http, require_query, url,
 };
 

@@ -12,10 +12,10 @@
 //!
 //! A boost (`reblog` set) is read as the boosted status.
 
-use webrig_plugin_sdk::html::text;
-use webrig_plugin_sdk::serde_json::Value;
-use webrig_plugin_sdk::types::{Error, ResultItem};
-use webrig_plugin_sdk::{date, http};
+use webrig_provider_sdk::html::text;
+use webrig_provider_sdk::serde_json::Value;
+use webrig_provider_sdk::types::{Error, ResultItem};
+use webrig_provider_sdk::{date, http};
 
 /// Characters of post text used as its title.
 const TITLE_CHARS: usize = 80;

@@ -7,8 +7,8 @@
 //! behaviour on the article fixtures and Readability's test corpus
 //! (`tests/corpus`).
 
-use webrig_plugin_sdk::html::{Document, product, readable};
-use webrig_plugin_sdk::types;
+use webrig_provider_sdk::html::{Document, product, readable};
+use webrig_provider_sdk::types;
 
 /// The page as a WIT document: main text, title, published date and the
 /// metadata keys `author`, `description`, `site_name`, `lang`,
@@ -38,8 +38,8 @@ pub fn read(page: &str, final_url: &str) -> types::Document {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use webrig_plugin_sdk::date;
-    use webrig_plugin_sdk::serde_json::Value;
+    use webrig_provider_sdk::date;
+    use webrig_provider_sdk::serde_json::Value;
 
     fn fixture(name: &str) -> String {
         let path = format!(
@@ -388,20 +388,20 @@ mod tests {
         assert_eq!(names.len(), 24, "{names:?}");
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
+            .expect("ok")
             .as_millis() as i64;
         // 1991-08-06, the first web page: nothing on the web is older.
-        let web_born_ms = date::unix_millis("1991-08-06").unwrap();
+        let web_born_ms = date::unix_millis("1991-08-06").expect("present");
         let (mut found, mut right, mut wrong, mut none) = (0, 0, 0, 0);
         let (mut dated, mut dated_right) = (0, 0);
         let mut failures = Vec::new();
         for name in &names {
             let dir = format!("{root}/{name}");
-            let html = std::fs::read_to_string(format!("{dir}/source.html")).unwrap();
-            let expected: Value = webrig_plugin_sdk::serde_json::from_str(
-                &std::fs::read_to_string(format!("{dir}/expected-metadata.json")).unwrap(),
+            let html = std::fs::read_to_string(format!("{dir}/source.html")).expect("ok");
+            let expected: Value = webrig_provider_sdk::serde_json::from_str(
+                &std::fs::read_to_string(format!("{dir}/expected-metadata.json")).expect("ok"),
             )
-            .unwrap();
+            .expect("ok");
             let want = expected["publishedTime"].as_str();
             let doc = read(&html, &format!("http://fakehost/test/{name}/"));
             let got = doc.published.as_deref();

@@ -10,9 +10,9 @@
 //! skipped. A bot check answers a page with an `anomaly-modal` or
 //! `challenge-form` instead of results.
 
-use webrig_plugin_sdk::html::{Document, NodeId};
-use webrig_plugin_sdk::types::{Error, ResultItem};
-use webrig_plugin_sdk::{date, url};
+use webrig_provider_sdk::html::{Document, NodeId};
+use webrig_provider_sdk::types::{Error, ResultItem};
+use webrig_provider_sdk::{date, url};
 
 /// The organic results on a results page, in page order. An empty page
 /// (no results) is an empty list; a bot-check page is `rate-limited`.

@@ -14,10 +14,10 @@
 pub mod article;
 pub mod ddg;
 
-use webrig_plugin_sdk::types::{
+use webrig_provider_sdk::types::{
     Document, Error, FetchRequest, ProviderInfo, ResultItem, SearchRequest,
 };
-use webrig_plugin_sdk::{
+use webrig_provider_sdk::{
     Provider, config_url, effective_limit, export_provider, http, log, require_http_url,
     require_query, url,
 };

@@ -3,17 +3,26 @@
 //! panic, return too much, fetch a URL, open the browser, read a page with
 //! frames, leave a page open and fail.
 
-wit_bindgen::generate!({
-    world: "provider-plugin",
-    path: "../../../wit/v0.1.0",
-});
+/// The bindings and the export. wit-bindgen's generated ABI glue (lifting,
+/// lowering, the exported functions) is unsafe code; the guest's own code
+/// outside this module is not.
+#[allow(unsafe_code)]
+mod bindings {
+    wit_bindgen::generate!({
+        world: "provider-plugin",
+        path: "../../../wit/v0.1.0",
+    });
 
-use exports::webrig::plugin::provider::Guest;
-use webrig::plugin::types::{
+    use super::Sandbox;
+    export!(Sandbox);
+}
+
+use bindings::exports::webrig::plugin::provider::Guest;
+use bindings::webrig::plugin::types::{
     CrawlRequest, Document, Error, FetchRequest, PostRequest, ProviderInfo, ResultItem,
     SearchRequest,
 };
-use webrig::plugin::{browser, http};
+use bindings::webrig::plugin::{browser, http};
 
 struct Sandbox;
 
@@ -163,5 +172,3 @@ impl Guest for Sandbox {
         Err(Error::Unsupported("post".into()))
     }
 }
-
-export!(Sandbox);

@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn colour_words_describe_the_fixture_palettes() {
-        let w = |hex: &str| words(parse(hex, WHITE).unwrap());
+        let w = |hex: &str| words(parse(hex, WHITE).expect("present"));
         let cream = w("#f6f0e1");
         assert!(
             cream.contains(&"cream") && cream.contains(&"warm"),

@@ -343,12 +343,12 @@ mod tests {
 
     #[test]
     fn params_take_a_brief_and_one_to_eight_urls() {
-        let p =
-            params(&json!({"brief": "  calm serif ", "url": ["http://a/", "http://b/"]})).unwrap();
+        let p = params(&json!({"brief": "  calm serif ", "url": ["http://a/", "http://b/"]}))
+            .expect("ok");
         assert_eq!((p.brief.as_str(), p.urls.len()), ("calm serif", 2));
         assert_eq!(
             params(&json!({"brief": "x", "url": "http://a/"}))
-                .unwrap()
+                .expect("ok")
                 .urls,
             ["http://a/"]
         );
@@ -370,7 +370,7 @@ mod tests {
             "http://a.test/p", "http://b.test/", "HTTP://A.test/p#top", " http://a.test/p ",
             "http://b.test", "http://a.test/p?x=1",
         ]}))
-        .unwrap();
+        .expect("ok");
         assert_eq!(
             p.urls,
             ["http://a.test/p", "http://b.test/", "http://a.test/p?x=1"]

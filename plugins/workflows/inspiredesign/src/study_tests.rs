@@ -80,7 +80,7 @@ fn ranks_merges_and_keeps_the_failures() {
 #[test]
 fn references_json_lists_every_url() {
     let v = references_json(&study());
-    let list = v.as_array().unwrap();
+    let list = v.as_array().expect("present");
     assert_eq!(list.len(), 4);
     assert_eq!(list[0]["number"], 3);
     assert_eq!(list[0]["rank"], 1);
@@ -99,8 +99,8 @@ fn tokens_json_has_the_system_and_each_reference() {
     assert_eq!(v["proposed"]["background"], "#f6f0e1");
     assert_eq!(v["proposed"]["accent"], "#2f5d3a");
     assert_eq!(v["proposed"]["palette"][0]["color"], "#f6f0e1");
-    assert_eq!(v["weights"].as_array().unwrap().len(), 1);
-    assert_eq!(v["references"].as_array().unwrap().len(), 3);
+    assert_eq!(v["weights"].as_array().expect("present").len(), 1);
+    assert_eq!(v["references"].as_array().expect("present").len(), 3);
     assert_eq!(v["references"][0]["tokens"]["radii"][2], 999);
 }
 
@@ -228,7 +228,7 @@ fn outputs_flag_default_styles_and_duplicates() {
     assert!(
         refs[1]["default_styles"]
             .as_str()
-            .unwrap()
+            .expect("present")
             .contains("none of its 2 stylesheets loaded")
     );
     let text = summary(&s);
@@ -245,6 +245,6 @@ fn outputs_flag_default_styles_and_duplicates() {
     );
     assert_eq!(s.status(), "partial");
     let c = context(&s);
-    assert_eq!(c["default_styles"].as_array().unwrap().len(), 2);
+    assert_eq!(c["default_styles"].as_array().expect("present").len(), 2);
     assert_eq!(c["duplicates"], 1);
 }

@@ -4,25 +4,25 @@
 use super::*;
 
 pub fn calm() -> Tokens {
-    Tokens::parse(include_str!("../testdata/calm.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/calm.json")).expect("ok")
 }
 pub fn brutal() -> Tokens {
-    Tokens::parse(include_str!("../testdata/brutal.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/brutal.json")).expect("ok")
 }
 pub fn neon() -> Tokens {
-    Tokens::parse(include_str!("../testdata/neon.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/neon.json")).expect("ok")
 }
 /// tests/fixtures/web/design/studio.html: styled by a stylesheet that loads.
 pub fn studio() -> Tokens {
-    Tokens::parse(include_str!("../testdata/studio.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/studio.json")).expect("ok")
 }
 /// tests/fixtures/web/design/broken.html: both stylesheets answer 404.
 pub fn broken() -> Tokens {
-    Tokens::parse(include_str!("../testdata/broken.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/broken.json")).expect("ok")
 }
 /// tests/fixtures/web/design/plain.html: no styles at all.
 pub fn plain() -> Tokens {
-    Tokens::parse(include_str!("../testdata/plain.json")).unwrap()
+    Tokens::parse(include_str!("../testdata/plain.json")).expect("ok")
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn bad_entries_are_skipped_and_colours_normalized() {
             "fonts": [{"family": "  ", "area": 3}, {"family": "Inter", "area": "x"}, {"family": "Inter, sans-serif", "area": 2}],
             "type_scale": [16, 16.4, -3, "x", 1e12, 12], "spacing": "nope", "background": "#0B0716"}"##,
     )
-    .unwrap();
+    .expect("ok");
     assert_eq!(
         t.palette,
         [
@@ -68,7 +68,11 @@ fn bad_entries_are_skipped_and_colours_normalized() {
     assert_eq!(t.background, "#0b0716");
     assert_eq!(t.foreground, "#000000");
     assert!(Tokens::parse("[1]").is_err());
-    assert!(Tokens::parse("{").unwrap_err().contains("not JSON"));
+    assert!(
+        Tokens::parse("{")
+            .expect_err("an error")
+            .contains("not JSON")
+    );
 }
 
 #[test]
@@ -102,7 +106,7 @@ fn weights_decide_what_the_merge_keeps() {
     let share = |hex: &str| s.palette.iter().find(|p| p.value == hex).map(|p| p.share);
     // Brutal's yellow (a third of its area, half weight) outweighs neon's
     // cyan (2% of its area, quarter weight), which does not make the cut.
-    assert!(share("#ffe600").unwrap() > 0.05);
+    assert!(share("#ffe600").expect("present") > 0.05);
     assert_eq!(share("#00f0ff"), None);
     assert_eq!(s.fonts[0].value, c.fonts[0].family);
     assert!(s.fonts[1].value.contains("Courier"));
@@ -140,7 +144,7 @@ fn reads_how_the_page_arrived() {
     );
     assert_eq!(studio().stylesheets.failed.len(), 0);
     // Tokens from an older host say nothing: unknown, not failed.
-    let old = Tokens::parse(r#"{"palette": []}"#).unwrap();
+    let old = Tokens::parse(r#"{"palette": []}"#).expect("ok");
     assert_eq!((old.status, old.stylesheets.linked), (0, 0));
 }
 

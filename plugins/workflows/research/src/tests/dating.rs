@@ -195,7 +195,7 @@ fn undated_records_rank_below_dated_ones_of_the_same_worth() {
     assert_eq!(fu.in_timebox, None);
     assert!(fd.score > fu.score, "{fd:?} vs {fu:?}");
     assert_eq!(
-        dates::display_day(dated.published.as_deref().unwrap()).as_deref(),
+        dates::display_day(dated.published.as_deref().expect("present")).as_deref(),
         Some("2026-11-20")
     );
 }

@@ -31,7 +31,7 @@ fn every_citation_points_at_a_listed_source() {
         }
     }
     assert!(cited > sources, "claims cite sources");
-    let (head, _) = md.split_once("## Sources").unwrap();
+    let (head, _) = md.split_once("## Sources").expect("present");
     let (_, themes) = head.split_once("## Themes").expect("themes section");
     let claim_lines: Vec<&str> = themes.lines().filter(|l| l.starts_with("- ")).collect();
     assert!(!claim_lines.is_empty());

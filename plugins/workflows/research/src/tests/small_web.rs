@@ -249,7 +249,11 @@ fn the_old_article_comes_back_only_in_a_long_timebox_and_ranks_low() {
     );
     assert!(!f.recent);
     // Below every fresh article about the topic, despite the most points.
-    assert!(old > at(A).unwrap() && old > at(C).unwrap() && old > at(B).unwrap());
+    assert!(
+        old > at(A).expect("present")
+            && old > at(C).expect("present")
+            && old > at(B).expect("present")
+    );
     assert_eq!(f.age_days, Some(1107));
     assert!(r.dropped.iter().all(|d| d.reason != "out_of_timebox"));
 }

@@ -6,7 +6,7 @@
 //! instead, so a provider's `search` and `fetch` run whole without a daemon:
 //!
 //! ```ignore
-//! use webrig_plugin_sdk::testing::{self, Mock};
+//! use webrig_provider_sdk::testing::{self, Mock};
 //!
 //! #[test]
 //! fn search_reads_the_api() {
@@ -271,7 +271,7 @@ fn unmatched(req: &Request) -> String {
         format!("mocked: {}", mocked.join(", "))
     };
     format!(
-        "webrig_plugin_sdk::testing: no mocked answer for {} {} ({mocked}); add \
+        "webrig_provider_sdk::testing: no mocked answer for {} {} ({mocked}); add \
          Mock::new().get({:?}, 200, body) or a mock_http closure",
         req.method, req.url, req.url
     )

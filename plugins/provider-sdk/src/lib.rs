@@ -6,7 +6,7 @@
 //! logic: parsers for one service live in that service's crate.
 //!
 //! ```ignore
-//! use webrig_plugin_sdk::{export_provider, Provider, types::*};
+//! use webrig_provider_sdk::{export_provider, Provider, types::*};
 //! struct Mine;
 //! impl Provider for Mine {
 //!     fn info() -> ProviderInfo { /* … */ }
@@ -21,7 +21,7 @@ wit_bindgen::generate!({
     // Downstream crates invoke the export macro, so it must be public and
     // know where the bindings live (this crate).
     pub_export_macro: true,
-    default_bindings_module: "webrig_plugin_sdk",
+    default_bindings_module: "webrig_provider_sdk",
     export_macro_name: "export_bindings",
 });
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::providers::{plugins_root, wasm_path};
+use super::plugin_install::{plugins_root, wasm_path};
 use crate::Daemon;
 
 /// A plugin for each world a released version runs: (WIT version, kind,

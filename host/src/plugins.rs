@@ -7,6 +7,7 @@
 //! verified (sha256), compiled (or loaded from the cache) and linked once,
 //! ready for a fresh instance per call.
 
+pub mod described;
 pub mod engine;
 pub mod grants;
 pub mod host;
@@ -33,7 +34,7 @@ pub struct Plugin {
     /// What a provider says it is (`describe`), when it loaded.
     pub info: Option<wit::types::ProviderInfo>,
     /// What a workflow says it is and takes (`describe`), when it loaded.
-    pub workflow: Option<crate::workflows::WorkflowInfo>,
+    pub workflow: Option<described::WorkflowInfo>,
     /// The component file as it was when verified (see [`Plugin::ready`]).
     stamp: std::sync::Mutex<Option<FileStamp>>,
     /// Set once the file on disk is found changed: the plugin never runs again.
@@ -127,14 +128,22 @@ pub struct PluginHost {
     config: std::sync::Mutex<(Option<FileStamp>, PluginSettings)>,
     /// Each plugin's log, by id (kept across reloads).
     logs: std::sync::Mutex<BTreeMap<String, Arc<host::LogRing>>>,
+    /// Refuses a workflow whose declaration the host could not honour.
+    check_workflow: CheckWorkflow,
 }
+
+/// Checks what a workflow declares when it loads (the workflows layer's
+/// rule, handed down so this layer need not know it).
+pub type CheckWorkflow = fn(&described::WorkflowInfo) -> Result<(), String>;
 
 impl PluginHost {
     /// Opens the registry in `home` and loads every installed plugin; a
     /// plugin that fails to load is kept with its error (never fatal).
+    /// `check_workflow` refuses a workflow whose declaration is bad.
     pub fn open(
         home: &Home,
         browser: Option<Arc<dyn BrowserBridge>>,
+        check_workflow: CheckWorkflow,
     ) -> Result<PluginHost, PluginError> {
         let runtime = Runtime::new(Some(home.plugin_cache_dir()))?;
         let host = PluginHost {
@@ -145,6 +154,7 @@ impl PluginHost {
             plugins: RwLock::default(),
             config: std::sync::Mutex::new((None, PluginSettings::default())),
             logs: std::sync::Mutex::default(),
+            check_workflow,
         };
         host.reload_all();
         Ok(host)
@@ -279,7 +289,9 @@ impl PluginHost {
                 }
             },
             Ok(l @ Loaded::Workflow(_)) => {
-                match crate::workflows::describe(&self.runtime, &l, &limits, &access) {
+                let described = described::describe_workflow(&self.runtime, &l, &limits, &access)
+                    .and_then(|w| (self.check_workflow)(&w).map(|()| w));
+                match described {
                     Ok(w) if w.id == installed.manifest.id => {
                         workflow = Some(w);
                         Ok(l)

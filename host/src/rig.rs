@@ -106,7 +106,11 @@ impl State {
                 let bridge: Arc<dyn crate::plugins::host::BrowserBridge> =
                     plugin_browser::PluginBrowser::new(self, tokio::runtime::Handle::current());
                 let opened = tokio::task::spawn_blocking(move || {
-                    crate::plugins::PluginHost::open(&home, Some(bridge))
+                    crate::plugins::PluginHost::open(
+                        &home,
+                        Some(bridge),
+                        crate::workflows::check_declaration,
+                    )
                 })
                 .await;
                 match opened {

@@ -29,72 +29,16 @@ use serde_json::{Value, json};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::plugins::Plugin;
+pub use crate::plugins::described::WorkflowInfo;
 use crate::plugins::engine::{Loaded, PluginError, Runtime, wit};
 use crate::plugins::host::HostState;
 use crate::providers::{Probe, Providers};
-use params::Param;
 
-/// What a workflow says it is and takes (`describe`), checked at load.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-pub struct WorkflowInfo {
-    pub id: String,
-    pub name: String,
-    pub description: String,
-    pub params: Vec<Param>,
-    pub outputs: Vec<String>,
-}
-
-impl WorkflowInfo {
-    fn from_wit(
-        w: crate::plugins::wit::v0_2_0::types::WorkflowInfo,
-    ) -> Result<WorkflowInfo, String> {
-        let params: Vec<Param> = w
-            .params
-            .into_iter()
-            .map(|p| Param {
-                name: p.name,
-                kind: p.kind,
-                required: p.required,
-                repeated: p.repeated,
-                default: p.default,
-                choices: p.choices,
-                description: p.description,
-            })
-            .collect();
-        params::check_declared(&params)?;
-        Ok(WorkflowInfo {
-            id: w.id,
-            name: w.name,
-            description: w.description,
-            params,
-            outputs: w.outputs,
-        })
-    }
-}
-
-/// A workflow's `describe`, at load (at most the given limits).
-pub fn describe(
-    runtime: &Runtime,
-    loaded: &Loaded,
-    limits: &crate::plugins::manifest::PluginLimits,
-    access: &crate::plugins::host::Access,
-) -> Result<WorkflowInfo, String> {
-    let Loaded::Workflow(pre) = loaded else {
-        return Err("not a workflow".into());
-    };
-    let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
-    let info = runtime
-        .in_store(
-            limits,
-            HostState::new(access.clone(), deadline),
-            None,
-            |store| {
-                let w = pre.instantiate(&mut *store)?;
-                w.call_describe(store)
-            },
-        )
-        .map_err(|e| e.to_string())?;
-    WorkflowInfo::from_wit(info)
+/// Refuses a workflow whose declaration (its parameters) this host could
+/// not check values against; the plugin host runs it when a workflow
+/// loads (see [`crate::plugins::PluginHost::open`]).
+pub fn check_declaration(w: &WorkflowInfo) -> Result<(), String> {
+    params::check_declared(&w.params)
 }
 
 /// An event of a run, streamed to the caller while it goes on.

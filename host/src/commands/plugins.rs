@@ -344,10 +344,11 @@ impl Command for PluginInstall {
                         Default::default(),
                     );
                     let said = match kind {
-                        Kind::Workflow => {
-                            crate::workflows::describe(runtime, &loaded, &limits, &access)
-                                .map(|w| w.id)
-                        }
+                        Kind::Workflow => crate::plugins::described::describe_workflow(
+                            runtime, &loaded, &limits, &access,
+                        )
+                        .and_then(|w| crate::workflows::check_declaration(&w).map(|()| w))
+                        .map(|w| w.id),
                         _ => runtime
                             .describe(&loaded, &limits, &access)
                             .map(|i| i.id)

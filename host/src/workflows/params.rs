@@ -5,26 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 
-/// One parameter a workflow takes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Param {
-    /// snake_case; the CLI also takes it with dashes (`--limit-per-source`).
-    pub name: String,
-    /// string, integer, number, boolean, date (YYYY-MM-DD), url or choice.
-    pub kind: String,
-    pub required: bool,
-    /// May be given more than once (a list).
-    pub repeated: bool,
-    pub default: Option<String>,
-    pub choices: Vec<String>,
-    pub description: String,
-}
+pub use crate::plugins::described::Param;
 
 const KINDS: &[&str] = &[
     "string", "integer", "number", "boolean", "date", "url", "choice",

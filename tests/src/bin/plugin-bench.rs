@@ -119,7 +119,7 @@ fn workflow_overhead(runtime: &Runtime, wasm: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let limits = PluginLimits::default();
     let access = Access::default();
-    let call = || webrig::workflows::describe(runtime, &loaded, &limits, &access);
+    let call = || webrig::plugins::described::describe_workflow(runtime, &loaded, &limits, &access);
     for _ in 0..100 {
         call()?;
     }

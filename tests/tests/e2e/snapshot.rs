@@ -35,7 +35,7 @@ both_transports!(hidden_and_aria_hidden_content_is_left_out, |s| {
 both_transports!(shadow_roots_are_stitched_in_and_their_buttons_work, |s| {
     s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
     let text = &s.snapshot(json!({}));
-    let button = ref_of(&text, "\"Shadow button\"");
+    let button = ref_of(text, "\"Shadow button\"");
     s.ok("click", json!({ "target": button }));
     let after = &s.snapshot(json!({}));
     assert!(after.contains("Shadow clicked"), "{after}");
@@ -56,7 +56,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
     ] {
         assert!(text.contains(shown), "{shown:?} missing from\n{text}");
     }
-    let press = ref_of(&text, "button \"Press\"");
+    let press = ref_of(text, "button \"Press\"");
     s.ok("click", json!({ "target": press }));
     assert!(&s.snapshot(json!({})).contains("Pressed once"));
 
@@ -99,7 +99,7 @@ fn a_shadow_root_on_body_is_walked_by_snapshots_refs_and_selectors() {
     );
 
     // A ref inside the shadow root scopes a snapshot.
-    let region = ref_of(&text, "link \"Slotted link\"");
+    let region = ref_of(text, "link \"Slotted link\"");
     let scoped = &s.snapshot(json!({ "scope": region }));
     assert_eq!(scoped.lines().count(), 2, "{scoped}");
 }
@@ -133,7 +133,7 @@ fn text_reads_as_rendered_with_spaces_and_block_separators() {
     }
     let page_text = s.ok("eval", json!({ "script": PAGE_TEXT }))["value"].clone();
     let glued = glued_words(
-        &text,
+        text,
         page_text["inner"].as_str().unwrap_or_default(),
         page_text["alt"].as_str().unwrap_or_default(),
     );
@@ -198,16 +198,16 @@ both_transports!(
         let first = &s.snapshot(json!({}));
         let second = &s.snapshot(json!({}));
         assert_eq!(first, second, "same page, same refs");
-        let more = ref_of(&first, "\"More options\"");
-        let email = ref_of(&first, "\"Email\"");
+        let more = ref_of(first, "\"More options\"");
+        let email = ref_of(first, "\"Email\"");
 
         // A changed node gets a new ref, and the old one is refused.
         s.ok("eval", json!({ "script": "document.querySelector('[aria-expanded]').textContent = 'Fewer options'" }));
         let third = &s.snapshot(json!({}));
-        let fewer = ref_of(&third, "\"Fewer options\"");
+        let fewer = ref_of(third, "\"Fewer options\"");
         assert_ne!(fewer, more);
         assert_eq!(
-            ref_of(&third, "\"Email\""),
+            ref_of(third, "\"Email\""),
             email,
             "untouched nodes keep their ref"
         );
@@ -230,7 +230,7 @@ both_transports!(
         s.ok("goto", json!({ "url": web().url("snap/basic.html") }));
         s.err("click", json!({ "target": fewer }), "not_found");
         let fresh = &s.snapshot(json!({}));
-        assert_ne!(ref_of(&fresh, "\"Email\""), email);
+        assert_ne!(ref_of(fresh, "\"Email\""), email);
         s.err("click", json!({ "target": "@e99999" }), "not_found");
         s.err(
             "click",
@@ -271,7 +271,7 @@ fn snapshot_options_narrow_the_outline() {
             .count()
     );
 
-    let form = ref_of(&full, "\"More options\"");
+    let form = ref_of(full, "\"More options\"");
     let _ = form;
     let shallow = &s.snapshot(json!({ "depth": 0 }));
     assert!(
@@ -303,7 +303,7 @@ fn scope_limits_the_outline_to_one_subtree() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
     let full = &s.snapshot(json!({}));
-    let home = ref_of(&full, "link \"Home\"");
+    let home = ref_of(full, "link \"Home\"");
     let scoped = &s.snapshot(json!({ "scope": home }));
     assert_eq!(scoped.lines().count(), 2, "{scoped}");
     assert!(scoped.contains("link \"Home\""));
@@ -326,7 +326,7 @@ both_transports!(diff_returns_only_what_changed, |s| {
     let full = &s.snapshot(json!({}));
     let same = &s.snapshot(json!({ "diff": true }));
     assert_eq!(same, "(no changes)");
-    let save = ref_of(&full, "\"Save my details\"");
+    let save = ref_of(full, "\"Save my details\"");
     let out = s.ok(
         "uncheck",
         json!({ "target": save, "snapshot_after": "diff" }),
@@ -345,7 +345,7 @@ fn a_client_side_route_change_is_visible_to_the_next_snapshot() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("snap/spa.html") }));
     let text = &s.snapshot(json!({}));
-    let about = ref_of(&text, "link \"About\"");
+    let about = ref_of(text, "link \"About\"");
     s.ok("click", json!({ "target": about }));
     let after = &s.snapshot(json!({}));
     assert!(
@@ -522,7 +522,7 @@ fn corpus_snapshots_never_glue_two_words_of_the_rendered_text() {
         let text = &s.snapshot(json!({}));
         let page_text = s.ok("eval", json!({ "script": PAGE_TEXT }))["value"].clone();
         let glued = glued_words(
-            &text,
+            text,
             page_text["inner"].as_str().unwrap_or_default(),
             page_text["alt"].as_str().unwrap_or_default(),
         );
@@ -544,7 +544,7 @@ fn a_snapshot_after_a_navigating_click_and_a_goto_sees_the_new_page() {
     let s = session!();
     s.ok("goto", json!({ "url": web().url("index.html") }));
     let first = &s.snapshot(json!({ "interactive": true }));
-    let buy = ref_of(&first, "\"Buy\"");
+    let buy = ref_of(first, "\"Buy\"");
     s.ok("click", json!({ "target": buy }));
     // The world the first snapshot used died with its document: the next
     // snapshots (after the click and after a goto) make new ones.
@@ -552,7 +552,7 @@ fn a_snapshot_after_a_navigating_click_and_a_goto_sees_the_new_page() {
     assert!(form.contains("Email"), "{form}");
     s.ok("goto", json!({ "url": web().url("index.html") }));
     let again = &s.snapshot(json!({ "interactive": true }));
-    let buy_again = ref_of(&again, "\"Buy\"");
+    let buy_again = ref_of(again, "\"Buy\"");
     assert_ne!(buy_again, buy);
     s.ok("click", json!({ "target": buy_again }));
 }

@@ -160,11 +160,11 @@ both_transports!(jquery_ui_datepicker_autocomplete_and_menu, |s| {
         "{moved}"
     );
     let page = &s.snapshot(json!({}));
-    s.ok("click", json!({ "target": ref_of(&page, "link \"12\"") }));
+    s.ok("click", json!({ "target": ref_of(page, "link \"12\"") }));
     assert_eq!(log(&s), "date 11/12/2026");
 
     // Autocomplete: each suggestion is a ref, and picking one fills the field.
-    let city = ref_of(&page, "textbox \"From\"");
+    let city = ref_of(page, "textbox \"From\"");
     let typed = s.ok(
         "type",
         json!({ "target": city, "text": "Gre", "snapshot_after": "diff" }),
@@ -193,7 +193,7 @@ both_transports!(jquery_ui_datepicker_autocomplete_and_menu, |s| {
     // Menu: the submenu opens 300 ms after the hover (jQuery UI's delay);
     // the hover's own snapshot shows it.
     let page = &s.snapshot(json!({}));
-    let export = ref_of(&page, "menuitem \"Export\"");
+    let export = ref_of(page, "menuitem \"Export\"");
     let hovered = s.ok(
         "hover",
         json!({ "target": export, "snapshot_after": "diff" }),

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use super::Door;
 use super::guard::Purpose;
 use crate::browser::relay::{self, Link};
-use crate::rig::pairing::{is_extension_origin, paired_origin};
+use crate::rig::pairing::paired_origin;
 
 pub mod handshake;
 
@@ -39,9 +39,7 @@ fn plain(status: StatusCode, text: &str) -> Response {
 /// `GET /extension`: checks, then the WebSocket, then the handshake.
 pub async fn connect(AxState(state): AxState<Arc<Door>>, req: Request) -> Response {
     let headers = req.headers().clone();
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
+    let origin = super::routes::extension_origin(&headers)
         .unwrap_or_default()
         .to_string();
     let offers_protocol = headers
@@ -193,16 +191,12 @@ pub fn cors(resp: &mut Response, origin: &str) {
 
 /// `OPTIONS /pair` from an extension: the preflight.
 pub async fn preflight(headers: HeaderMap) -> Response {
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .unwrap_or_default();
-    if !is_extension_origin(origin) {
+    let Some(origin) = super::routes::extension_origin(&headers) else {
         return plain(
             StatusCode::FORBIDDEN,
             "pairing is for the webrig extension only",
         );
-    }
+    };
     let mut resp = StatusCode::NO_CONTENT.into_response();
     cors(&mut resp, origin);
     let h = resp.headers_mut();

@@ -106,18 +106,21 @@ async fn errors_as_envelopes(req: Request, next: Next) -> Response {
     replaced
 }
 
+/// The request's `Origin` when it is an extension's
+/// (`chrome-extension://<32 letters a–p>`); the one reading of the header
+/// every check here and in the extension's door shares.
+pub fn extension_origin(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .filter(|o| is_extension_origin(o))
+}
+
 /// Who is calling, for rate limits (see [`Caller`]).
 fn caller(req: &Request) -> Caller {
     match req.extensions().get::<Via>() {
         Some(Via::Local) => Caller::Local,
-        _ if req
-            .headers()
-            .get(header::ORIGIN)
-            .and_then(|o| o.to_str().ok())
-            .is_some_and(is_extension_origin) =>
-        {
-            Caller::Extension
-        }
+        _ if extension_origin(req.headers()).is_some() => Caller::Extension,
         _ => Caller::Loopback,
     }
 }
@@ -145,12 +148,7 @@ struct PairBody {
 /// Wrong tries are counted, and past the budget answered 429, to slow a
 /// guesser's feedback loop; the code's 60 bits are what make guessing hopeless.
 async fn pair(AxState(state): AxState<Arc<Door>>, headers: HeaderMap, body: Bytes) -> Response {
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .filter(|o| is_extension_origin(o))
-        .unwrap_or_default()
-        .to_string();
+    let origin = extension_origin(&headers).unwrap_or_default().to_string();
     if origin.is_empty() {
         return refuse(
             ErrorCode::Forbidden,
@@ -359,11 +357,7 @@ async fn check_host_and_origin(
         );
     }
     let path = req.uri().path().to_string();
-    let extension = req
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .is_some_and(is_extension_origin);
+    let extension = extension_origin(req.headers()).is_some();
     if req.headers().contains_key(header::ORIGIN)
         && !(extension && EXTENSION_PATHS.contains(&path.as_str()))
     {
@@ -427,11 +421,7 @@ pub fn from_a_web_page(headers: &HeaderMap) -> bool {
         .get("sec-fetch-site")
         .map(|v| v.to_str().unwrap_or("?"));
     let web = site.is_some_and(|s| !matches!(s, "none" | "same-origin"));
-    let extension = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .is_some_and(is_extension_origin);
-    web && !extension
+    web && extension_origin(headers).is_none()
 }
 
 async fn require_token(AxState(state): AxState<Arc<Door>>, req: Request, next: Next) -> Response {

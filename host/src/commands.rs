@@ -28,6 +28,7 @@ mod read;
 mod relay;
 mod scaffold;
 mod session;
+mod setup;
 mod skill;
 mod snapshot;
 mod state;
@@ -386,6 +387,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<workflows::WorkflowsList>(),
         Entry::of::<workflows::ArtifactsList>(),
         Entry::of::<workflows::ArtifactsCleanup>(),
+        Entry::of::<setup::Setup>(),
         Entry::of::<plugins::PluginInstall>(),
         Entry::of::<plugins::PluginList>(),
         Entry::of::<plugins::PluginInfo>(),

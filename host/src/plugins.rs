@@ -9,6 +9,7 @@
 
 pub mod described;
 pub mod engine;
+pub mod first_party;
 pub mod grants;
 pub mod host;
 pub mod manifest;

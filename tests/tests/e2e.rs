@@ -25,6 +25,7 @@ mod e2e {
     pub mod security_api;
     pub mod security_local;
     pub mod sessions;
+    pub mod setup;
     pub mod snapshot;
     pub mod tabs;
     pub mod widgets;

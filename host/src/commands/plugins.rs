@@ -11,7 +11,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::plugins::grants::Grant;
 use crate::plugins::manifest::{BrowserAccess, Capabilities, Kind};
 use crate::plugins::registry::{RegistryError, Source};
-use crate::plugins::{Plugin, PluginHost, wit};
+use crate::plugins::{Plugin, PluginHost, first_party, wit};
 
 /// A plugin as the commands show it.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -28,6 +28,11 @@ pub struct PluginView {
     pub asks: Capabilities,
     /// What the user granted.
     pub granted: Grant,
+    /// Installed by `webrig setup` from the plugins this webrig carries.
+    pub first_party: bool,
+    /// This webrig carries another build of it (first-party only): the
+    /// version `webrig setup` would install.
+    pub upgrade: Option<String>,
     /// Loaded and callable.
     pub ready: bool,
     /// Why it is not ready.
@@ -77,6 +82,8 @@ impl PluginView {
             dir: p.installed.dir.display().to_string(),
             asks: m.capabilities.clone(),
             granted: p.installed.grant.clone(),
+            first_party: p.installed.first_party,
+            upgrade: upgrade_for(&p.installed),
             ready: ready.is_ok(),
             error: ready.err(),
             source: p.info.as_ref().map(|_| p.source().to_string()),
@@ -96,8 +103,34 @@ impl PluginView {
             .as_ref()
             .map(|s| format!(", {s}"))
             .unwrap_or_default();
-        format!("{} {} ({kind}{source}) — {state}", self.id, self.version)
+        let first_party = if self.first_party {
+            ", first-party"
+        } else {
+            ""
+        };
+        let upgrade = self
+            .upgrade
+            .as_ref()
+            .map(|v| format!(" (webrig setup upgrades it to this webrig's {v})"))
+            .unwrap_or_default();
+        format!(
+            "{} {} ({kind}{source}{first_party}) — {state}{upgrade}",
+            self.id, self.version
+        )
     }
+}
+
+/// The version this webrig carries of an installed first-party plugin,
+/// when its bytes differ from what is installed.
+pub(super) fn upgrade_for(installed: &crate::plugins::registry::Installed) -> Option<String> {
+    if !installed.first_party {
+        return None;
+    }
+    let carried = first_party::find(&installed.manifest.id)?;
+    if installed.manifest.sha256.as_deref() == Some(carried.sha256) {
+        return None;
+    }
+    carried.manifest().ok().map(|m| m.version)
 }
 
 /// The `host:port` each `http_from_config` key names in `settings`.
@@ -134,7 +167,7 @@ pub fn describe_asks(
 
 /// What needs the user's grant: everything but configured endpoints
 /// (writing config.toml is the consent for those).
-fn needs_grant(c: &Capabilities) -> Vec<String> {
+pub(super) fn needs_grant(c: &Capabilities) -> Vec<String> {
     let mut out = Vec::new();
     for h in &c.http {
         if h == "*" {
@@ -162,7 +195,7 @@ fn covered_by(c: &Capabilities, grant: &Grant) -> bool {
         && (!c.cache || grant.cache)
 }
 
-fn registry_error(e: RegistryError) -> ApiError {
+pub(super) fn registry_error(e: RegistryError) -> ApiError {
     let code = match &e {
         RegistryError::NotFound(_) => ErrorCode::NotFound,
         RegistryError::Invalid(_) | RegistryError::Exists(_) => ErrorCode::InvalidArgument,
@@ -181,7 +214,7 @@ fn registry_error(e: RegistryError) -> ApiError {
     }
 }
 
-async fn host(cx: &Cx) -> Result<std::sync::Arc<PluginHost>, ApiError> {
+pub(super) async fn host(cx: &Cx) -> Result<std::sync::Arc<PluginHost>, ApiError> {
     Ok(cx.state().providers().await?.host().clone())
 }
 
@@ -311,75 +344,8 @@ impl Command for PluginInstall {
             )
             .with_hint("rerun with --grant to grant what it asks for"));
         }
-        // Checked when plugin.toml was read (an adapter, which no version
-        // runs yet, stops there).
-        let version = source
-            .manifest
-            .wit_version()
-            .map_err(|e| ApiError::invalid(format!("plugin.toml: field `wit`: {e}")))?;
         let grant = Grant::all_of(&source.manifest.capabilities);
-        let id = source.manifest.id.clone();
-        let registry = host.registry().clone();
-        let replace = self.replace;
-        let checker = host.clone();
-        // Compiled, linked and asked who it is before anything installed is
-        // touched, so a bad component (or a failed --replace) leaves the old
-        // one working. Its describe() must give the manifest's id: routing,
-        // grants and settings are all keyed by it.
-        let kind = source.manifest.kind;
-        let (caps, mut limits) = (
-            source.manifest.capabilities.clone(),
-            source.manifest.limits.clone(),
-        );
-        limits.time_ms = limits.time_ms.min(2000);
-        let installed = tokio::task::spawn_blocking(move || {
-            registry
-                .install(&source, grant, replace, |bytes, sha| {
-                    let runtime = checker.runtime();
-                    let loaded = runtime
-                        .load(bytes, sha, kind, version)
-                        .map_err(|e| e.to_string())?;
-                    let access = crate::plugins::host::Access::new(
-                        crate::plugins::grants::Effective::new(&caps, &Grant::default()),
-                        Default::default(),
-                    );
-                    let said = match kind {
-                        Kind::Workflow => crate::plugins::described::describe_workflow(
-                            runtime, &loaded, &limits, &access,
-                        )
-                        .and_then(|w| crate::workflows::check_declaration(&w).map(|()| w))
-                        .map(|w| w.id),
-                        _ => runtime
-                            .describe(&loaded, &limits, &access)
-                            .map(|i| i.id)
-                            // A describe that fails is reported when it loads.
-                            .map_err(|_| String::new()),
-                    };
-                    match said {
-                        Ok(id) if id != source.manifest.id => Err(format!(
-                            "its describe() says its id is {:?}, but plugin.toml (field `id`) \
-                             says {:?}; they must agree",
-                            id, source.manifest.id
-                        )),
-                        Err(e) if !e.is_empty() => Err(e),
-                        _ => Ok(()),
-                    }
-                })
-                .map(drop)
-        })
-        .await
-        .map_err(|e| ApiError::internal(format!("install: {e}")))?;
-        installed.map_err(registry_error)?;
-        reload(&cx, &id).await?;
-        let v = view(&host, &id)?;
-        if let Some(e) = &v.error {
-            return Err(ApiError::new(
-                ErrorCode::PluginFailed,
-                format!("{id} was installed but does not load: {e}"),
-            )
-            .with_hint("see webrig plugin info; remove it with webrig plugin remove"));
-        }
-        Ok(v)
+        install_source(&cx, &host, source, grant, self.replace).await
     }
 
     fn human(v: &PluginView) -> String {
@@ -395,6 +361,86 @@ impl Command for PluginInstall {
         }
         out
     }
+}
+
+/// Installs a resolved plugin with `grant`: compiled, linked and asked who
+/// it is before anything installed is touched (a bad component, or a failed
+/// `replace`, leaves the old one working), then loaded. `plugin install`
+/// and `setup` both come here.
+pub(super) async fn install_source(
+    cx: &Cx,
+    host: &std::sync::Arc<PluginHost>,
+    source: Source,
+    grant: Grant,
+    replace: bool,
+) -> Result<PluginView, ApiError> {
+    // Checked when plugin.toml was read (an adapter, which no version
+    // runs yet, stops there).
+    let version = source
+        .manifest
+        .wit_version()
+        .map_err(|e| ApiError::invalid(format!("plugin.toml: field `wit`: {e}")))?;
+    let id = source.manifest.id.clone();
+    let registry = host.registry().clone();
+    let checker = host.clone();
+    // Compiled, linked and asked who it is before anything installed is
+    // touched, so a bad component (or a failed --replace) leaves the old
+    // one working. Its describe() must give the manifest's id: routing,
+    // grants and settings are all keyed by it.
+    let kind = source.manifest.kind;
+    let (caps, mut limits) = (
+        source.manifest.capabilities.clone(),
+        source.manifest.limits.clone(),
+    );
+    limits.time_ms = limits.time_ms.min(2000);
+    let installed = tokio::task::spawn_blocking(move || {
+        registry
+            .install(&source, grant, replace, |bytes, sha| {
+                let runtime = checker.runtime();
+                let loaded = runtime
+                    .load(bytes, sha, kind, version)
+                    .map_err(|e| e.to_string())?;
+                let access = crate::plugins::host::Access::new(
+                    crate::plugins::grants::Effective::new(&caps, &Grant::default()),
+                    Default::default(),
+                );
+                let said = match kind {
+                    Kind::Workflow => crate::plugins::described::describe_workflow(
+                        runtime, &loaded, &limits, &access,
+                    )
+                    .and_then(|w| crate::workflows::check_declaration(&w).map(|()| w))
+                    .map(|w| w.id),
+                    _ => runtime
+                        .describe(&loaded, &limits, &access)
+                        .map(|i| i.id)
+                        // A describe that fails is reported when it loads.
+                        .map_err(|_| String::new()),
+                };
+                match said {
+                    Ok(id) if id != source.manifest.id => Err(format!(
+                        "its describe() says its id is {:?}, but plugin.toml (field `id`) \
+                         says {:?}; they must agree",
+                        id, source.manifest.id
+                    )),
+                    Err(e) if !e.is_empty() => Err(e),
+                    _ => Ok(()),
+                }
+            })
+            .map(drop)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("install: {e}")))?;
+    installed.map_err(registry_error)?;
+    reload(cx, &id).await?;
+    let v = view(host, &id)?;
+    if let Some(e) = &v.error {
+        return Err(ApiError::new(
+            ErrorCode::PluginFailed,
+            format!("{id} was installed but does not load: {e}"),
+        )
+        .with_hint("see webrig plugin info; remove it with webrig plugin remove"));
+    }
+    Ok(v)
 }
 
 /// List installed plugins.

@@ -14,6 +14,9 @@ use super::manifest::Manifest;
 
 pub const MANIFEST: &str = "plugin.toml";
 pub const GRANT: &str = "grant.toml";
+/// Present in a plugin's folder when `webrig setup` installed it from the
+/// binary (holds the webrig version that did).
+pub const FIRST_PARTY: &str = "first-party";
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
@@ -35,6 +38,8 @@ pub struct Installed {
     pub manifest: Manifest,
     pub dir: PathBuf,
     pub grant: Grant,
+    /// Installed by `webrig setup` from the plugins this binary carries.
+    pub first_party: bool,
 }
 
 impl Installed {
@@ -71,12 +76,42 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// What `plugin install` was pointed at, resolved to a manifest and a
-/// component file.
+/// component; or a first-party plugin the binary carries.
 #[derive(Debug)]
 pub struct Source {
     pub manifest: Manifest,
+    /// The manifest's file (for an embedded plugin, where it came from in
+    /// the source tree).
     pub manifest_path: PathBuf,
-    pub component: PathBuf,
+    pub component: Component,
+    /// Carried by this binary (`webrig setup`), never set from a path.
+    pub first_party: bool,
+}
+
+/// Where a component's bytes come from.
+#[derive(Debug)]
+pub enum Component {
+    File(PathBuf),
+    Embedded { name: String, bytes: Vec<u8> },
+}
+
+impl Component {
+    fn read(&self) -> Result<Vec<u8>, RegistryError> {
+        match self {
+            Component::File(path) => std::fs::read(path)
+                .map_err(|e| RegistryError::Io(format!("{}: {e}", path.display()))),
+            Component::Embedded { bytes, .. } => Ok(bytes.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for Component {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Component::File(path) => write!(f, "{}", path.display()),
+            Component::Embedded { name, .. } => write!(f, "{name} (first-party, in this webrig)"),
+        }
+    }
 }
 
 impl Source {
@@ -122,7 +157,8 @@ impl Source {
         Ok(Source {
             manifest: m,
             manifest_path,
-            component,
+            component: Component::File(component),
+            first_party: false,
         })
     }
 }
@@ -203,10 +239,12 @@ impl Registry {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Grant::default(),
             Err(e) => return Err(RegistryError::Io(format!("{}: {e}", grant_path.display()))),
         };
+        let first_party = dir.join(FIRST_PARTY).is_file();
         Ok(Installed {
             manifest,
             dir,
             grant,
+            first_party,
         })
     }
 
@@ -227,12 +265,11 @@ impl Registry {
         if dest.exists() && !replace {
             return Err(RegistryError::Exists(id));
         }
-        let bytes = std::fs::read(&source.component)
-            .map_err(|e| RegistryError::Io(format!("{}: {e}", source.component.display())))?;
+        let bytes = source.component.read()?;
         if !bytes.starts_with(b"\0asm") {
             return Err(RegistryError::Invalid(format!(
                 "{}: not a WebAssembly file",
-                source.component.display()
+                source.component
             )));
         }
         let sha = sha256_hex(&bytes);
@@ -241,7 +278,7 @@ impl Registry {
         {
             return Err(RegistryError::Tampered(format!(
                 "{}: sha256 is {sha}, but {} (field `sha256`) says {want}",
-                source.component.display(),
+                source.component,
                 source.manifest_path.display()
             )));
         }
@@ -268,6 +305,9 @@ impl Registry {
         write(MANIFEST, text.as_bytes())?;
         let grant_text = toml::to_string(&grant).map_err(|e| io(&dest, &e))?;
         write(GRANT, grant_text.as_bytes())?;
+        if source.first_party {
+            write(FIRST_PARTY, crate::VERSION.as_bytes())?;
+        }
         let stage = stage.keep();
         let old = self.dir.join(format!(".old-{id}-{}", std::process::id()));
         let had_old = dest.exists();

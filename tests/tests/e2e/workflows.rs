@@ -15,7 +15,7 @@ mod shop;
 
 /// Provider endpoints on the small internet; `swap` replaces one
 /// provider's config line (a dead or slow one).
-fn small_config(swap: &[(&str, String)]) -> String {
+pub fn small_config(swap: &[(&str, String)]) -> String {
     let base = web().url("small");
     let mut lines = vec![
         (

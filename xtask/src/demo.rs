@@ -73,8 +73,13 @@ pub fn run() -> Result<(), String> {
     for (what, args) in steps {
         step_out(&rig, what, &args)?;
     }
-    setup::step("installing the first-party providers (plugin install --grant)");
-    rig.install_providers()?;
+    setup::step("installing the first-party plugins this webrig carries (webrig setup --yes)");
+    rig.configure_providers()?;
+    step_out(
+        &rig,
+        "providers and workflows, with what each is granted",
+        &["setup", "--yes"],
+    )?;
     let article = rig.url("providers/articles/agents-need-a-browser.html");
     let steps: Vec<(&str, Vec<&str>)> = vec![
         ("the sandboxed providers", vec!["providers"]),
@@ -110,7 +115,9 @@ pub fn run() -> Result<(), String> {
 /// The workflows on the fixture web's small internet: research, shopping
 /// and inspiredesign, each into a bundle of files.
 fn workflows(rig: &Rig) -> Result<(), String> {
-    setup::step("installing the first-party workflows; providers on the small internet");
+    setup::step(
+        "the workflows may also read the fixture web's loopback host; providers on the small internet",
+    );
     rig.use_small_web()?;
     for id in ["research", "shopping", "inspiredesign"] {
         rig.install_workflow(id)?;

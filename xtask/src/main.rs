@@ -22,12 +22,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("demo") => demo::run(),
+        Some("install") => install(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("docs") => docs(),
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  install build the plugins, then install webrig with them inside (cargo install; --root DIR)\n  bench   measure the performance targets (release build)\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
             );
             return ExitCode::from(2);
         }
@@ -59,6 +60,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     let mut env = vec![
         ("WEBRIG_BROWSER", browser.as_os_str()),
         ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
+        // The plugins were built first: the binary must carry all eight.
+        ("WEBRIG_EXPECT_FIRST_PARTY", std::ffi::OsStr::new("1")),
     ];
     if let Some(c) = &corpus {
         env.push(("WEBRIG_READABILITY_CORPUS", c.as_os_str()));
@@ -68,6 +71,38 @@ fn test(extra: &[String]) -> Result<(), String> {
     if extra.is_empty() {
         js_plugin::extension_smoke(&browser)?;
     }
+    Ok(())
+}
+
+/// `cargo xtask install [--root DIR]`: the plugins first, so the release
+/// binary carries them (host/build.rs), then `cargo install --path host`
+/// reusing this checkout's target folder. `webrig setup` comes next.
+fn install(args: &[String]) -> Result<(), String> {
+    let root = match args {
+        [] => None,
+        [flag, dir] if flag == "--root" => Some(dir.as_str()),
+        _ => return Err("usage: cargo xtask install [--root DIR]".into()),
+    };
+    setup::build_wasm_plugins()?;
+    setup::step("building and installing webrig (release; cargo install --path host)");
+    let target = setup::target_dir().display().to_string();
+    let mut cargo = vec![
+        "install",
+        "--path",
+        "host",
+        "--locked",
+        "--force",
+        "--target-dir",
+        &target,
+    ];
+    if let Some(dir) = root {
+        cargo.extend(["--root", dir]);
+    }
+    setup::cargo(&cargo)?;
+    setup::step(
+        "installed; next, once: `webrig setup` (installs the first-party providers and \
+         workflows, showing what they ask for; --yes for scripts)",
+    );
     Ok(())
 }
 

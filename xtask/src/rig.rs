@@ -120,9 +120,8 @@ const FIRST_PARTY: [&str; 4] = ["web", "community", "shopping", "social"];
 
 impl Rig {
     /// Points the first-party providers at the fixture web (config.toml in
-    /// the rig's home) and installs them through `webrig plugin install`,
-    /// the same path third-party plugins take. Call before the daemon starts.
-    pub fn install_providers(&self) -> Result<(), String> {
+    /// the rig's home). Call before the daemon starts.
+    pub fn configure_providers(&self) -> Result<(), String> {
         let base = self.url("providers");
         let config = format!(
             "[plugins.web]\nbase_url = \"{base}/ddg\"\n\
@@ -130,7 +129,14 @@ impl Rig {
              [plugins.shop]\nsearch_url = \"{base}/shop/search.html?q={{query}}\"\n\
              [plugins.social]\nbase_url = \"{base}/mastodon\"\n"
         );
-        write_new(&self.home.path().join("config.toml"), &config)?;
+        write_new(&self.home.path().join("config.toml"), &config)
+    }
+
+    /// Points the first-party providers at the fixture web and installs
+    /// them through `webrig plugin install`, the same path third-party
+    /// plugins take.
+    pub fn install_providers(&self) -> Result<(), String> {
+        self.configure_providers()?;
         let plugins = super::setup::root().join("plugins");
         for dir in FIRST_PARTY {
             let wasm = plugins
@@ -191,6 +197,8 @@ impl Rig {
             "--manifest",
             &manifest.display().to_string(),
             "--grant",
+            // Over what `webrig setup` installed, in the demo.
+            "--replace",
         ])
         .map(drop)
     }

@@ -213,15 +213,20 @@ pub fn ensure_wasm_target() -> Result<(), String> {
 /// Builds the plugins workspace (first-party plugins, examples, sandbox
 /// test guests) for wasm32-wasip2.
 pub fn build_plugins() -> Result<(), String> {
+    build_wasm_plugins()?;
+    // The example provider written in JavaScript (jco, from npm).
+    crate::js_plugin::build()
+}
+
+/// The Rust plugins only: what webrig embeds (host/build.rs) comes from here.
+pub fn build_wasm_plugins() -> Result<(), String> {
     ensure_wasm_target()?;
     step("building plugins for wasm32-wasip2");
     cargo_in(
         &root().join("plugins"),
         &["build", "--release", "--target", "wasm32-wasip2"],
         &[],
-    )?;
-    // The example provider written in JavaScript (jco, from npm).
-    crate::js_plugin::build()
+    )
 }
 
 /// Runs the plugins' own unit tests (parsers, SDK) natively; `corpus`

@@ -178,7 +178,7 @@ impl Command for Setup {
                 .iter()
                 .map(|s| {
                     format!(
-                        "{} {} ({}) asks for {}",
+                        "\n  {} {} ({}) asks for {}",
                         s.manifest.id,
                         s.manifest.version,
                         s.manifest.kind.as_str(),
@@ -190,8 +190,8 @@ impl Command for Setup {
                 ErrorCode::Forbidden,
                 format!(
                     "nothing was installed: the first-party plugins ask for what only you can \
-                     grant. {}",
-                    list.join("; ")
+                     grant:{}",
+                    list.concat()
                 ),
             )
             .with_hint(

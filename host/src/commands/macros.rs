@@ -155,7 +155,11 @@ impl Command for MacroRun {
             lines.push(format!("{}. {title}\n   {url} (via {via})", i + 1));
         }
         if lines.is_empty() {
-            lines.push("no results".into());
+            lines.push(if out.failures.is_empty() {
+                "no results: the providers found nothing".into()
+            } else {
+                "no results: every action failed".into()
+            });
         }
         for f in &out.failures {
             lines.push(format!(
@@ -164,6 +168,11 @@ impl Command for MacroRun {
             ));
         }
         lines.join("\n")
+    }
+
+    /// Nothing came back and something failed: the CLI exits non-zero.
+    fn failed(out: &RunOutcome) -> bool {
+        out.results.is_empty() && !out.failures.is_empty()
     }
 }
 

@@ -345,7 +345,7 @@ fn bad_search_and_fetch_input_is_refused_up_front() {
         "default",
         "fetch",
         json!({ "url": "http://x.test/", "provider": "nope" }),
-        "invalid_argument",
+        "not_found",
     );
 }
 

@@ -102,6 +102,13 @@ fn with_nothing_installed_search_fetch_macro_and_workflows_fail_with_the_setup_h
         3,
         &["no workflow \"research\" is installed", "webrig setup"],
     );
+    // A plan runs nothing: it stands, and says nothing would serve it.
+    let plan = d.cli(&["macro", "resolve", "@web.search(\"x\")"]);
+    assert!(plan.status.success(), "{plan:?}");
+    assert!(
+        stdout(&plan).contains("(no installed provider serves it: webrig setup)"),
+        "{plan:?}"
+    );
     // Listings may be empty: they exit 0 and say how to fill them.
     for list in [&["providers"][..], &["workflows"][..]] {
         let out = d.cli(list);

@@ -4,7 +4,9 @@
 //! price comparison, …).
 //!
 //! A run: parameters checked against what the workflow declares
-//! ([`params`]) → a fresh bundle folder ([`bundle`]) → the guest's `run` on
+//! ([`params`]) → for a workflow that reaches the web only through
+//! providers, one ready to serve it (else it fails naming what is missing)
+//! → a fresh bundle folder ([`bundle`]) → the guest's `run` on
 //! a blocking thread, in a fresh store with the plugin's memory cap, a CPU
 //! budget for its own running time (the manifest's `time_ms`) and the run's
 //! wall-clock deadline for everything (host calls included) → `meta.json`

@@ -1,7 +1,9 @@
 //! Running a macro pipe: each step's macro is called with the previous step's
 //! results as `this`, and the actions it plans go through the provider
 //! runtime (timeouts, retries, breakers, partial success). Results carry
-//! their provenance: macro, pack, provider, retrieval path, time.
+//! their provenance: macro, pack, provider, retrieval path, time. A step
+//! whose action nothing installed (or ready) serves fails the run before
+//! any of that step's actions runs (see `providers::route`).
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -2,12 +2,14 @@
 //! names, runs them in parallel under concurrency caps, retries retryable
 //! failures with jittered backoff, keeps a circuit breaker per provider, and
 //! answers with partial success — the results of the providers that
-//! answered and a typed failure for each one that did not.
+//! answered and a typed failure for each one that did not. Which providers
+//! serve a call, and the error when none can, are [`route`]'s.
 //!
 //! It knows plugins only through [`PluginHost`]; it must not know about
 //! HTTP routes or the CLI.
 
 pub mod breaker;
+pub mod route;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -17,6 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
+use crate::error::ApiError;
 use crate::plugins::engine::{Loaded, PluginError, Runtime, wit};
 use crate::plugins::host::Access;
 use crate::plugins::manifest::PluginLimits;
@@ -127,7 +130,8 @@ pub struct Status {
     pub version: String,
     pub source: Option<String>,
     pub operations: Vec<String>,
-    /// False when the plugin did not load (see `error`).
+    /// False when it cannot take a call: refused at load, its describe()
+    /// failed, or granted nothing it asks for (see `error`).
     pub ready: bool,
     pub error: Option<String>,
     pub breaker: BreakerState,
@@ -258,19 +262,19 @@ impl Providers {
         let now = Instant::now();
         // Readiness checks the component file: done before the breakers'
         // lock is taken, and once per plugin.
-        let plugins: Vec<(Arc<Plugin>, Result<(), String>)> = self
+        let plugins: Vec<(Arc<Plugin>, Option<route::Unready>)> = self
             .host
             .all()
             .into_iter()
             .map(|p| {
-                let ready = p.ready().map(drop);
-                (p, ready)
+                let unready = route::unready(&p);
+                (p, unready)
             })
             .collect();
         let breakers = self.breakers();
         plugins
             .into_iter()
-            .map(|(p, ready)| {
+            .map(|(p, unready)| {
                 let b = breakers.get(p.id());
                 let empty = Breaker::default();
                 let b = b.unwrap_or(&empty);
@@ -279,12 +283,8 @@ impl Providers {
                     version: p.installed.manifest.version.clone(),
                     source: p.info.as_ref().map(|_| p.source().to_string()),
                     operations: p.operations().to_vec(),
-                    ready: ready.is_ok() && p.info.is_some(),
-                    error: ready.err().or_else(|| {
-                        p.info
-                            .is_none()
-                            .then(|| "describe() failed; see the daemon log".to_string())
-                    }),
+                    ready: unready.is_none(),
+                    error: unready.map(|u| format!("{} ({})", u.why, u.fix)),
                     breaker: b.state(now),
                     consecutive_failures: b.consecutive_failures(),
                     retry_in_ms: b.retry_in(now).map(|d| d.as_millis() as u64),
@@ -296,65 +296,6 @@ impl Providers {
             .collect()
     }
 
-    /// The providers a source policy selects, in a stable order. `auto`:
-    /// web and community, plus shopping for shopping-like queries and social
-    /// for `#tags`; everything when none of those is installed.
-    /// `source` is a source policy (see [`SOURCES`]) or one installed
-    /// provider's id.
-    pub fn select(&self, source: &str, query: &str) -> Result<Vec<Arc<Plugin>>, String> {
-        let searchable: Vec<Arc<Plugin>> = self
-            .host
-            .all()
-            .into_iter()
-            .filter(|p| p.does("search"))
-            .collect();
-        if !SOURCES.contains(&source) {
-            if let Some(p) = searchable.iter().find(|p| p.id() == source) {
-                return Ok(vec![p.clone()]);
-            }
-            let mut ids: Vec<&str> = searchable.iter().map(|p| p.id()).collect();
-            ids.sort_unstable();
-            return Err(format!(
-                "unknown source {source:?}; one of {}, or a provider id ({})",
-                SOURCES.join(", "),
-                if ids.is_empty() {
-                    "none installed".to_string()
-                } else {
-                    ids.join(", ")
-                }
-            ));
-        }
-        let wanted: Vec<String> = match source {
-            "all" => return Ok(searchable),
-            "auto" => {
-                let q = query.to_lowercase();
-                let mut w = vec!["web".to_string(), "community".to_string()];
-                let shopping = [
-                    "buy", "price", "cheap", "deal", "sale", "review", "$", "€", "£",
-                ];
-                if shopping.iter().any(|k| q.contains(k)) {
-                    w.push("shopping".into());
-                }
-                if q.split_whitespace()
-                    .any(|t| t.starts_with('#') && t.len() > 1)
-                {
-                    w.push("social".into());
-                }
-                w
-            }
-            one => vec![one.to_string()],
-        };
-        let picked: Vec<Arc<Plugin>> = searchable
-            .iter()
-            .filter(|p| wanted.iter().any(|w| w == p.source()))
-            .cloned()
-            .collect();
-        if picked.is_empty() && source == "auto" {
-            return Ok(searchable);
-        }
-        Ok(picked)
-    }
-
     /// Fans a search out to the selected providers and merges what comes
     /// back: interleaved by provider, duplicates (same URL) dropped.
     pub async fn search(
@@ -363,7 +304,7 @@ impl Providers {
         source: &str,
         limit: u32,
         deadline: tokio::time::Instant,
-    ) -> Result<SearchOutcome, String> {
+    ) -> Result<SearchOutcome, ApiError> {
         let req = wit::SearchRequest {
             query: query.to_string(),
             limit,
@@ -381,9 +322,9 @@ impl Providers {
         req: wit::SearchRequest,
         total: usize,
         deadline: tokio::time::Instant,
-    ) -> Result<SearchOutcome, String> {
+    ) -> Result<SearchOutcome, ApiError> {
         let started = Instant::now();
-        let selected = self.select(source, &req.query)?;
+        let (selected, unready) = self.select_ready(source, &req.query)?;
         let runs = selected.iter().map(|p| {
             let p = p.clone();
             let req = req.clone();
@@ -403,10 +344,14 @@ impl Providers {
         let answers = futures_util::future::join_all(runs).await;
         let mut meta = Meta {
             source: source.to_string(),
-            providers: selected.iter().map(|p| p.id().to_string()).collect(),
+            providers: selected
+                .iter()
+                .map(|p| p.id().to_string())
+                .chain(unready.iter().map(|f| f.provider.clone()))
+                .collect(),
             ..Meta::default()
         };
-        let mut failures = Vec::new();
+        let mut failures = unready;
         let mut lists = Vec::new();
         for (p, out, took) in answers {
             meta.timings
@@ -441,67 +386,18 @@ impl Providers {
         })
     }
 
-    /// The provider that should read `url`: `provider` when given; else, by
-    /// host *and* port, one whose manifest names it, then one whose
-    /// configured endpoint it is, then a `web` provider whose grant covers
-    /// it, then any provider whose grant covers it; else a `web` provider
-    /// (which then says the host:port was not granted).
-    pub fn fetcher(&self, url: &url::Url, provider: Option<&str>) -> Result<Arc<Plugin>, String> {
-        if let Some(id) = provider {
-            let p = self
-                .host
-                .get(id)
-                .ok_or_else(|| format!("no provider {id:?} is installed"))?;
-            if !p.does("fetch") {
-                return Err(format!("provider {id:?} does not fetch"));
-            }
-            return Ok(p);
-        }
-        let all: Vec<Arc<Plugin>> = self
-            .host
-            .all()
-            .into_iter()
-            .filter(|p| p.does("fetch"))
-            .collect();
-        let host = url.host_str().unwrap_or_default();
-        let port = url.port_or_known_default().unwrap_or(0);
-        // Routed by what each provider was actually granted, so a URL never
-        // goes to a plugin that may not reach its host and port.
-        let named = all.iter().find(|p| p.access.grants.names_host(host, port));
-        // Several providers may be configured on one endpoint (a test site,
-        // a local mirror): the one whose configured URL shares the most
-        // leading path segments with this one, then the general-purpose
-        // `web` reader.
-        let configured = || {
-            all.iter()
-                .filter(|p| p.access.grants.configured_for(host, port))
-                .max_by_key(|p| (path_affinity(p, url), p.source() == "web"))
-        };
-        let web_covers = || {
-            all.iter()
-                .find(|p| p.source() == "web" && p.access.grants.covers(host, port))
-        };
-        let covers = || all.iter().find(|p| p.access.grants.covers(host, port));
-        let web = || all.iter().find(|p| p.source() == "web");
-        named
-            .or_else(configured)
-            .or_else(web_covers)
-            .or_else(covers)
-            .or_else(web)
-            .or(all.first())
-            .cloned()
-            .ok_or_else(|| "no installed provider can fetch pages".to_string())
-    }
-
     pub async fn fetch(
         &self,
         url: &str,
         provider: Option<&str>,
         deadline: tokio::time::Instant,
-    ) -> Result<Result<Page, Failure>, String> {
-        let parsed = url::Url::parse(url).map_err(|e| format!("{url:?} is not a URL: {e}"))?;
+    ) -> Result<Result<Page, Failure>, ApiError> {
+        let parsed = url::Url::parse(url)
+            .map_err(|e| ApiError::invalid(format!("{url:?} is not a URL: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!("{url:?}: only http and https URLs can be fetched"));
+            return Err(ApiError::invalid(format!(
+                "{url:?}: only http and https URLs can be fetched"
+            )));
         }
         let p = self.fetcher(&parsed, provider)?;
         let started = Instant::now();
@@ -712,36 +608,6 @@ impl Drop for ProbeGuard {
             .now
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
-}
-
-/// Leading path segments `url` shares with the closest endpoint `p` was
-/// configured with on the same host and port (its folder: a configured
-/// `…/shop/search.html` makes `…/shop/` its own).
-fn path_affinity(p: &Plugin, url: &url::Url) -> usize {
-    let target: Vec<&str> = url
-        .path_segments()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    p.installed
-        .manifest
-        .capabilities
-        .http_from_config
-        .iter()
-        .filter_map(|key| p.access.settings.get(key))
-        .filter_map(|v| url::Url::parse(&v.replace("{query}", "q")).ok())
-        .filter(|c| {
-            c.host_str() == url.host_str()
-                && c.port_or_known_default() == url.port_or_known_default()
-        })
-        .map(|c| {
-            let mut dir: Vec<&str> = c.path_segments().map(Iterator::collect).unwrap_or_default();
-            if dir.last().is_some_and(|l| l.contains('.') || l.is_empty()) {
-                dir.pop();
-            }
-            dir.iter().zip(&target).take_while(|(a, b)| a == b).count()
-        })
-        .max()
-        .unwrap_or(0)
 }
 
 fn internal(m: &str) -> Attempt {

@@ -4,7 +4,9 @@
 //! price comparison, …).
 //!
 //! A run: parameters checked against what the workflow declares
-//! ([`params`]) → a fresh bundle folder ([`bundle`]) → the guest's `run` on
+//! ([`params`]) → for a workflow that reaches the web only through
+//! providers, one ready to serve it (else it fails naming what is missing)
+//! → a fresh bundle folder ([`bundle`]) → the guest's `run` on
 //! a blocking thread, in a fresh store with the plugin's memory cap, a CPU
 //! budget for its own running time (the manifest's `time_ms`) and the run's
 //! wall-clock deadline for everything (host calls included) → `meta.json`
@@ -270,12 +272,36 @@ pub fn find(plugins: &[Arc<Plugin>], name: &str) -> Result<Arc<Plugin>, ApiError
         .ok_or_else(|| {
             ApiError::not_found(format!("no workflow {name:?} is installed")).with_hint(
                 if installed.is_empty() {
-                    "no workflow is installed; see webrig plugin install".to_string()
+                    format!(
+                        "no workflow is installed: {}",
+                        crate::providers::route::SETUP_HINT
+                    )
                 } else {
                     format!("installed workflows: {}", installed.join(", "))
                 },
             )
         })
+}
+
+/// A workflow that may reach no host and not the browser works only
+/// through the provider runtime: with no provider ready to search or fetch
+/// it fails here, before its bundle is made, saying which (none installed,
+/// or installed and why not ready). One with network access of its own may
+/// do without providers and is not held back.
+fn needs_providers(providers: &Providers, plugin: &Plugin) -> Result<(), ApiError> {
+    let caps = &plugin.installed.manifest.capabilities;
+    if !caps.http.is_empty()
+        || !caps.http_from_config.is_empty()
+        || caps.browser != crate::plugins::manifest::BrowserAccess::None
+    {
+        return Ok(());
+    }
+    providers.any_ready().map_err(|u| {
+        u.error_in(&format!(
+            "workflow {} works only through providers",
+            plugin.id()
+        ))
+    })
 }
 
 /// A run id: the workflow, the UTC time, and a random suffix.
@@ -314,6 +340,7 @@ pub async fn run(
         )
     })?;
     let mut input = params::validate(&name, &info.params, &req.given)?;
+    needs_providers(&providers, &plugin)?;
     let now = SystemTime::now();
     let reference = match &req.now {
         Some(t) => {

@@ -9,6 +9,7 @@ mod e2e {
     pub mod devtools;
     pub mod files;
     pub mod hardening;
+    pub mod honest;
     pub mod inputs;
     pub mod locators;
     pub mod macros;

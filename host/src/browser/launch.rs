@@ -166,7 +166,14 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
             "--disable-default-apps",
             "--disable-breakpad",
             "--disable-dev-shm-usage",
-            "--disable-features=Translate,MediaRouter,OptimizationHints",
+            // The omnibox popup's WebUI (and its AI-mode variant) keeps a
+            // renderer of its own warm in every browser, headless too: ~37 MB
+            // private per session that no agent uses (docs/BENCHMARKS.md,
+            // "Browser processes per session"). Flags tried there that
+            // changed nothing measurable, or cost more than they saved
+            // (a spare renderer: +48 ms per cross-site goto), are left out.
+            "--disable-features=Translate,MediaRouter,OptimizationHints,\
+             WebUIOmniboxPopup,WebUIOmniboxAimPopup",
             "--password-store=basic",
             "--use-mock-keychain",
             "--window-size=1280,800",

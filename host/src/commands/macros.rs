@@ -48,19 +48,19 @@ impl Command for MacroResolve {
             .await?;
         let mut plan: Vec<Planned> = steps.into_iter().flatten().collect();
         let resolve_us = started.elapsed().as_micros() as u64;
-        // Which provider would serve each action, when the installed ones
-        // say so without the network (none installed: left empty).
+        // Which ready provider would serve each action, when the installed
+        // ones say so without the network (none: left empty).
         if let Ok(providers) = cx.state().providers().await {
             for p in &mut plan {
                 let input = &p.action.input;
                 p.provenance.provider = match p.action.operation.as_str() {
                     "search" => providers
-                        .select(
+                        .select_ready(
                             &p.action.source,
                             input["query"].as_str().unwrap_or_default(),
                         )
                         .ok()
-                        .map(|ps| {
+                        .map(|(ps, _)| {
                             ps.iter()
                                 .map(|p| p.id().to_string())
                                 .collect::<Vec<_>>()
@@ -99,11 +99,20 @@ impl Command for MacroResolve {
                     p.action.source,
                     p.action.operation,
                     p.action.input,
-                    p.provenance
-                        .provider
-                        .as_deref()
-                        .map(|s| format!(" (via {s})"))
-                        .unwrap_or_default()
+                    match (
+                        p.provenance.provider.as_deref(),
+                        p.action.operation.as_str()
+                    ) {
+                        (Some(s), _) => format!(" (via {s})"),
+                        // The plan stands; running it would fail (see `macro run`).
+                        (None, "search") => {
+                            " (no installed provider serves it: webrig setup)".to_string()
+                        }
+                        (None, "fetch") if p.action.input["url"].is_string() => {
+                            " (no installed provider serves it: webrig setup)".to_string()
+                        }
+                        (None, _) => String::new(),
+                    }
                 )
             })
             .collect();
@@ -155,7 +164,11 @@ impl Command for MacroRun {
             lines.push(format!("{}. {title}\n   {url} (via {via})", i + 1));
         }
         if lines.is_empty() {
-            lines.push("no results".into());
+            lines.push(if out.failures.is_empty() {
+                "no results: the providers found nothing".into()
+            } else {
+                "no results: every action failed".into()
+            });
         }
         for f in &out.failures {
             lines.push(format!(
@@ -164,6 +177,11 @@ impl Command for MacroRun {
             ));
         }
         lines.join("\n")
+    }
+
+    /// Nothing came back and something failed: the CLI exits non-zero.
+    fn failed(out: &RunOutcome) -> bool {
+        out.results.is_empty() && !out.failures.is_empty()
     }
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, Cx, Scope};
 use crate::error::{ApiError, ErrorCode};
+use crate::providers::route::Want;
 use crate::providers::{Failure, FailureCode, Page, SearchOutcome, Status};
 
 const MAX_QUERY: usize = 2048;
@@ -101,13 +102,17 @@ impl Command for Search {
             Some(id) => {
                 let p = providers.host().get(id).ok_or_else(|| {
                     ApiError::not_found(format!("no provider {id:?} is installed"))
-                        .with_hint("see webrig providers")
+                        .with_hint("`webrig providers` lists the installed ones")
                 })?;
-                if !p.does("search") {
+                // One that did not load says why below, not "does not search".
+                if p.info.is_some() && !p.does("search") {
                     return Err(ApiError::invalid(format!(
                         "provider {id:?} does not search"
                     )));
                 }
+                providers
+                    .ready_of(Want::Search(id.clone()), vec![p])
+                    .map_err(|u| u.error())?;
                 id.clone()
             }
             None => self.source.clone(),
@@ -117,18 +122,11 @@ impl Command for Search {
             limit: self.limit,
             options: self.options.clone().into_iter().collect(),
         };
-        let out = providers
+        // Nothing installed or ready to serve it is an error (see
+        // `providers::route`); a search that found nothing is a success.
+        providers
             .search_with(&source, req, self.limit as usize, cx.deadline())
             .await
-            .map_err(ApiError::invalid)?;
-        if out.meta.providers.is_empty() {
-            return Err(ApiError::not_found(format!(
-                "no installed provider that is ready serves source {:?}",
-                self.source
-            ))
-            .with_hint("see webrig providers; install one with webrig plugin install"));
-        }
-        Ok(out)
     }
 
     /// Every provider it asked failed.
@@ -163,7 +161,18 @@ impl Command for Search {
             }
         }
         if out.results.is_empty() {
-            lines.push("no results".into());
+            lines.push(if Self::failed(out) {
+                "no results: every provider asked failed".into()
+            } else {
+                let answered: Vec<&str> = out
+                    .meta
+                    .providers
+                    .iter()
+                    .filter(|p| !out.failures.iter().any(|f| &&f.provider == p))
+                    .map(String::as_str)
+                    .collect();
+                format!("no results: {} found nothing", answered.join(", "))
+            });
         }
         lines.extend(out.failures.iter().map(human_failure));
         lines.join("\n")
@@ -203,8 +212,7 @@ impl Command for Fetch {
         let providers = cx.state().providers().await?;
         match providers
             .fetch(&self.url, self.provider.as_deref(), cx.deadline())
-            .await
-            .map_err(ApiError::invalid)?
+            .await?
         {
             Ok(page) => Ok(page),
             // The provider's own verdict keeps its code; only a provider
@@ -250,7 +258,10 @@ impl Command for ProvidersList {
 
     fn human(out: &Vec<Status>) -> String {
         if out.is_empty() {
-            return "no providers installed (webrig plugin install PATH)".into();
+            return format!(
+                "no providers installed: {}",
+                crate::providers::route::SETUP_HINT
+            );
         }
         out.iter()
             .map(|s| {
@@ -291,7 +302,10 @@ impl Command for ProvidersStatus {
 
     fn human(out: &Vec<Status>) -> String {
         if out.is_empty() {
-            return "no providers installed".into();
+            return format!(
+                "no providers installed: {}",
+                crate::providers::route::SETUP_HINT
+            );
         }
         out.iter()
             .map(|s| {

@@ -365,7 +365,10 @@ impl Command for WorkflowsList {
 
     fn human(out: &Vec<WorkflowView>) -> String {
         if out.is_empty() {
-            return "no workflow is installed (see webrig plugin install)".into();
+            return format!(
+                "no workflow is installed: {}",
+                crate::providers::route::SETUP_HINT
+            );
         }
         out.iter().map(help_text).collect::<Vec<_>>().join("\n\n")
     }

@@ -1,7 +1,9 @@
 //! Running a macro pipe: each step's macro is called with the previous step's
 //! results as `this`, and the actions it plans go through the provider
 //! runtime (timeouts, retries, breakers, partial success). Results carry
-//! their provenance: macro, pack, provider, retrieval path, time.
+//! their provenance: macro, pack, provider, retrieval path, time. A step
+//! whose action nothing installed (or ready) serves fails the run before
+//! any of that step's actions runs (see `providers::route`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -69,6 +71,10 @@ pub async fn execute(
         let planned = macros
             .resolve_step_blocking(i, step.clone(), this, deadline.into_std())
             .await?;
+        // Before any of the step runs: each action has a provider to serve it.
+        for p in &planned {
+            preflight(&providers, p)?;
+        }
         let mut results = Vec::new();
         let before = failures.len();
         for p in &planned {
@@ -146,6 +152,36 @@ async fn run_workflow(
     Ok(v)
 }
 
+/// Fails when nothing installed can serve `planned` (see
+/// `providers::route`): before any action of its step runs.
+fn preflight(providers: &Providers, planned: &Planned) -> Result<(), ApiError> {
+    let Action {
+        source,
+        operation,
+        input,
+    } = &planned.action;
+    let name = &planned.provenance.macro_name;
+    match operation.as_str() {
+        "search" => providers
+            .select_ready(source, input["query"].as_str().unwrap_or_default())
+            .map(drop)
+            .map_err(|e| within(name, e)),
+        "fetch" => providers
+            .can_fetch()
+            .map_err(|u| u.error_in(&format!("@{name}"))),
+        _ => Ok(()),
+    }
+}
+
+/// `e`, its message led by the macro that planned the action.
+fn within(name: &str, e: ApiError) -> ApiError {
+    let out = ApiError::new(e.code(), format!("@{name}: {}", e.message()));
+    match e.hint() {
+        Some(h) => out.with_hint(h),
+        None => out,
+    }
+}
+
 /// One planned action through the runtime: its results and failures.
 async fn act(
     providers: &Providers,
@@ -181,7 +217,7 @@ async fn act(
             let out = providers
                 .search(query, source, limit, deadline)
                 .await
-                .map_err(ApiError::invalid)?;
+                .map_err(|e| within(&planned.provenance.macro_name, e))?;
             let results = out
                 .results
                 .into_iter()
@@ -221,10 +257,10 @@ async fn act(
                         results.push(stamp(v, &provider, "fetch".into()));
                     }
                     Ok(Err(failure)) => failures.push(failure),
-                    Err(message) => failures.push(Failure {
+                    Err(e) => failures.push(Failure {
                         provider: String::new(),
                         code: FailureCode::InvalidInput,
-                        message: format!("{url}: {message}"),
+                        message: format!("{url}: {}", e.message()),
                     }),
                 }
             }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::RunCx;
+use crate::error::{ApiError, ErrorCode};
 use crate::plugins::host::HostState;
 use crate::plugins::wit::types::Error as WitError;
 use crate::plugins::wit::v0_1_0::{http, types as v1};
@@ -62,6 +63,21 @@ fn outcome_to_wit(o: SearchOutcome) -> types::SearchOutcome {
     }
 }
 
+/// The runtime's refusal of a call (a bad source or URL; nothing installed
+/// or ready to serve it) as the guest sees it.
+fn refused(e: &ApiError) -> WitError {
+    let m = match e.hint() {
+        Some(h) => format!("{} ({h})", e.message()),
+        None => e.message().to_string(),
+    };
+    match e.code() {
+        ErrorCode::NotFound => WitError::NotFound(m),
+        ErrorCode::Unsupported => WitError::Unsupported(m),
+        ErrorCode::InvalidArgument => WitError::InvalidInput(m),
+        _ => WitError::Internal(m),
+    }
+}
+
 impl RunCx {
     async fn search_one(
         &self,
@@ -80,7 +96,7 @@ impl RunCx {
             .providers
             .search_with(&source, req, per as usize * 8, deadline)
             .await
-            .map_err(WitError::InvalidInput)?;
+            .map_err(|e| refused(&e))?;
         self.record().searches += 1;
         for id in &out.meta.providers {
             let ms = out.meta.timings.get(id).copied().unwrap_or_default();
@@ -175,10 +191,15 @@ impl runtime::Host for HostState {
                         run.provider_call(&f.provider, ms, Some(&f));
                         Err(failure_to_wit(&f))
                     }
-                    Err(m) => Err(types::Failure {
+                    Err(e) => Err(types::Failure {
                         provider: String::new(),
-                        code: "invalid_input".into(),
-                        message: m,
+                        code: match refused(&e) {
+                            WitError::NotFound(_) => "not_found",
+                            WitError::Unsupported(_) => "not_supported",
+                            _ => "invalid_input",
+                        }
+                        .into(),
+                        message: e.message().to_string(),
                     }),
                 }
             }

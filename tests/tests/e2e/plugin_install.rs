@@ -129,11 +129,19 @@ fn a_tampered_component_is_refused_and_the_daemon_serves_on() {
     assert_eq!(status[0]["ready"], false, "{status}");
     let why = status[0]["error"].as_str().unwrap_or_default();
     assert!(why.contains("changed since it was installed"), "{why}");
-    d.err(
+    // Installed but refused: not ready, saying which and why.
+    let e = d.err(
         "default",
         "search",
         json!({ "query": "x", "source": "all" }),
-        "not_found",
+        "unsupported",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("hello-provider: refused at load"),
+        "{e}"
     );
     // The daemon carries on, and a reinstall makes it usable again.
     let again = json!({ "path": wasm_path("hello_provider"), "manifest": hello_manifest(), "grant": true, "replace": true });
@@ -337,7 +345,7 @@ fn bad_search_and_fetch_input_is_refused_up_front() {
         "default",
         "fetch",
         json!({ "url": "http://x.test/", "provider": "nope" }),
-        "invalid_argument",
+        "not_found",
     );
 }
 

@@ -103,7 +103,9 @@ impl ErrorCode {
     pub fn meaning(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "the request or one of its arguments is malformed",
-            ErrorCode::NotFound => "no such session, tab, element or ref (a stale ref included)",
+            ErrorCode::NotFound => {
+                "no such session, tab, element or ref (a stale ref included), or nothing installed serves the command"
+            }
             ErrorCode::Timeout => {
                 "what the command waited for did not happen in time; nothing was changed"
             }
@@ -111,7 +113,9 @@ impl ErrorCode {
             ErrorCode::OutcomeUnknown => {
                 "the command passed its deadline while running; it may or may not have taken effect"
             }
-            ErrorCode::Unsupported => "this transport or browser cannot do that",
+            ErrorCode::Unsupported => {
+                "this transport or browser cannot do that, or no installed plugin that would is ready"
+            }
             ErrorCode::Unauthorized => "missing or wrong token",
             ErrorCode::Forbidden => "refused by the trust boundary (Host, Origin, grants)",
             ErrorCode::BrowserGone => "the session's browser exited or its connection dropped",

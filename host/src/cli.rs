@@ -2,6 +2,7 @@
 //! rendering; the daemon client (which starts the daemon when needed) is
 //! `crate::client`, shared with MCP stdio.
 
+mod help;
 mod progress;
 
 use std::io::Write;
@@ -23,6 +24,7 @@ pub struct Globals {
         value_name = "NAME",
         global = true,
         env = "WEBRIG_SESSION",
+        hide_env_values = true,
         default_value = "default"
     )]
     pub session: String,
@@ -30,7 +32,7 @@ pub struct Globals {
     #[arg(long = "tab", id = "global_tab", value_name = "TAB", global = true)]
     pub tab: Option<String>,
     /// Deadline for the whole command in ms (1-120000, default 30000).
-    #[arg(long, global = true)]
+    #[arg(long, value_name = "MS", global = true)]
     pub timeout_ms: Option<u64>,
     /// Print the API envelope as JSON.
     #[arg(long = "json", id = "global_json", global = true)]
@@ -47,13 +49,14 @@ pub struct Globals {
         hide = true
     )]
     pub id: Option<String>,
-    /// Who is calling: tabs are leased to one client at a time.
+    /// Who calls: a tab is leased to one client at a time.
     #[arg(
         long = "client",
         id = "global_client",
         value_name = "CLIENT",
         global = true,
-        env = "WEBRIG_CLIENT"
+        env = "WEBRIG_CLIENT",
+        hide_env_values = true
     )]
     pub client: Option<String>,
     /// Wait for a tab leased to another client instead of answering busy.
@@ -123,12 +126,12 @@ fn build() -> clap::Command {
 }
 
 fn build_filtered(only: Option<&str>) -> clap::Command {
-    let mut root = clap::Command::new("webrig")
+    let root = clap::Command::new("webrig")
         .version(crate::VERSION)
-        .about("A browser rig for AI agents. The first command starts the daemon.")
         .subcommand_required(true)
         .arg_required_else_help(true);
-    root = <Globals as clap::Args>::augment_args(root);
+    // After the globals: their struct's doc comment would be the about.
+    let mut root = <Globals as clap::Args>::augment_args(root).about(help::WHAT);
     root = root.subcommand(
         clap::Command::new("serve")
             .about("Run the daemon in the foreground (other commands start it in the background)")
@@ -192,7 +195,7 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
                         group,
                         clap::Command::new(group)
                             .subcommand_required(true)
-                            .about(format!("{group} commands"))
+                            .about(help::parent_about(group))
                             .subcommand(cmd),
                     )),
                 }
@@ -212,6 +215,9 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
             root = root.subcommand(parent);
         }
     }
+    if only.is_none() {
+        root = help::apply(root);
+    }
     root
 }
 
@@ -226,6 +232,17 @@ fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
 
 pub fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    // Before clap and the registry: `--version` is how scripts and agents
+    // check for webrig, and it should cost no more than starting a process.
+    if let [_, flag] = argv.as_slice()
+        && (flag == "--version" || flag == "-V")
+    {
+        let line = format!("webrig {}\n", crate::VERSION);
+        return match std::io::stdout().lock().write_all(line.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        };
+    }
     if let Some(name) = workflow_help(&argv) {
         return show_workflow_help(&argv, name);
     }

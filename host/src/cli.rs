@@ -1,5 +1,5 @@
-//! The `webrig` command line: clap wiring generated from the registry, output
-//! rendering; the daemon client (which starts the daemon when needed) is
+//! The `webrig` command line: clap wiring generated from the registry, the
+//! root help by group (`help`), output rendering; the daemon client (which starts the daemon when needed) is
 //! `crate::client`, shared with MCP stdio.
 
 mod help;

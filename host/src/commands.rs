@@ -2,7 +2,8 @@
 //!
 //! The CLI's subcommands, `POST /command` dispatch, the MCP tools,
 //! `docs/SURFACE.md` and `docs/openapi.json` are all derived from
-//! [`registry`], so the surfaces cannot drift. A command struct derives
+//! [`registry`], so the surfaces cannot drift; each command's [`Group`]
+//! (given where the registry lists it) orders `webrig --help` and the docs. A command struct derives
 //! `clap::Args` (CLI flags, help), `serde` (the JSON `args` of the HTTP API)
 //! and `schemars::JsonSchema` (docs, MCP tool schemas, OpenAPI); field doc
 //! comments feed all of them. The scheduler every door hands requests to is

@@ -1,3 +1,6 @@
+//! Two things for the `webrig` binary: its link options, and the
+//! first-party plugins it carries.
+//!
 //! Embeds the first-party plugins (the providers and workflows under
 //! `plugins/`, built for wasm32-wasip2 by `cargo xtask`) in the binary,
 //! deflate-compressed, with their manifests: `webrig setup` installs them
@@ -16,6 +19,26 @@ const KINDS: [&str; 2] = ["providers", "workflows"];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    link_options();
+    embed_first_party();
+}
+
+fn link_options() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    // Release builds link `webrig` position-dependent (not PIE). As a PIE
+    // this binary carries ~51k relative relocations, and applying them on
+    // every start writes ~200 pages: ~0.8 ms of a 2 ms `webrig --version` on
+    // a 2-core VM, the most of what the CLI costs beyond starting a process
+    // (docs/BENCHMARKS.md, "CLI start"). The price: the executable's own code
+    // and data sit at a fixed address (its heap, stack, libraries and JIT
+    // code stay randomised); docs/SECURITY.md says so. Delete these lines to
+    // link a PIE again.
+    if var("PROFILE") == "release" && var("CARGO_CFG_TARGET_OS") == "linux" {
+        println!("cargo:rustc-link-arg-bin=webrig=-no-pie");
+    }
+}
+
+fn embed_first_party() {
     println!("cargo:rerun-if-env-changed=WEBRIG_FIRST_PARTY_DIR");
     let host = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let plugins = host.join("../plugins");

@@ -1,7 +1,9 @@
-//! The `webrig` command line: clap wiring generated from the registry, output
-//! rendering; the daemon client (which starts the daemon when needed) is
+//! The `webrig` command line: clap wiring generated from the registry, the
+//! root help by group (`help`), output rendering; the daemon client (which starts the daemon when needed) is
 //! `crate::client`, shared with MCP stdio.
 
+mod first_run;
+mod help;
 mod progress;
 
 use std::io::Write;
@@ -23,6 +25,7 @@ pub struct Globals {
         value_name = "NAME",
         global = true,
         env = "WEBRIG_SESSION",
+        hide_env_values = true,
         default_value = "default"
     )]
     pub session: String,
@@ -30,7 +33,7 @@ pub struct Globals {
     #[arg(long = "tab", id = "global_tab", value_name = "TAB", global = true)]
     pub tab: Option<String>,
     /// Deadline for the whole command in ms (1-120000, default 30000).
-    #[arg(long, global = true)]
+    #[arg(long, value_name = "MS", global = true)]
     pub timeout_ms: Option<u64>,
     /// Print the API envelope as JSON.
     #[arg(long = "json", id = "global_json", global = true)]
@@ -47,13 +50,14 @@ pub struct Globals {
         hide = true
     )]
     pub id: Option<String>,
-    /// Who is calling: tabs are leased to one client at a time.
+    /// Who calls: a tab is leased to one client at a time.
     #[arg(
         long = "client",
         id = "global_client",
         value_name = "CLIENT",
         global = true,
-        env = "WEBRIG_CLIENT"
+        env = "WEBRIG_CLIENT",
+        hide_env_values = true
     )]
     pub client: Option<String>,
     /// Wait for a tab leased to another client instead of answering busy.
@@ -123,12 +127,12 @@ fn build() -> clap::Command {
 }
 
 fn build_filtered(only: Option<&str>) -> clap::Command {
-    let mut root = clap::Command::new("webrig")
+    let root = clap::Command::new("webrig")
         .version(crate::VERSION)
-        .about("A browser rig for AI agents. The first command starts the daemon.")
         .subcommand_required(true)
         .arg_required_else_help(true);
-    root = <Globals as clap::Args>::augment_args(root);
+    // After the globals: their struct's doc comment would be the about.
+    let mut root = <Globals as clap::Args>::augment_args(root).about(help::WHAT);
     root = root.subcommand(
         clap::Command::new("serve")
             .about("Run the daemon in the foreground (other commands start it in the background)")
@@ -192,7 +196,7 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
                         group,
                         clap::Command::new(group)
                             .subcommand_required(true)
-                            .about(format!("{group} commands"))
+                            .about(help::parent_about(group))
                             .subcommand(cmd),
                     )),
                 }
@@ -212,6 +216,9 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
             root = root.subcommand(parent);
         }
     }
+    if only.is_none() {
+        root = help::apply(root);
+    }
     root
 }
 
@@ -226,6 +233,17 @@ fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
 
 pub fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    // Before clap and the registry: `--version` is how scripts and agents
+    // check for webrig, and it should cost no more than starting a process.
+    if let [_, flag] = argv.as_slice()
+        && (flag == "--version" || flag == "-V")
+    {
+        let line = format!("webrig {}\n", crate::VERSION);
+        return match std::io::stdout().lock().write_all(line.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        };
+    }
     if let Some(name) = workflow_help(&argv) {
         return show_workflow_help(&argv, name);
     }
@@ -292,15 +310,26 @@ pub fn main() -> ExitCode {
     };
     let client = crate::client::Client::new(home, port);
     let timeout = entry.timeout_for(&request.args);
-    let sent = if entry.streams() {
-        let mut progress = progress::Progress::new(globals.json);
-        let mut sink = |v: &serde_json::Value| progress.event(v);
-        let sent = client.send(&request, entry.autostart(), timeout, Some(&mut sink));
-        progress.done();
-        sent
-    } else {
-        client.send(&request, entry.autostart(), timeout, None)
+    let send = || {
+        if entry.streams() {
+            let mut progress = progress::Progress::new(globals.json);
+            let mut sink = |v: &serde_json::Value| progress.event(v);
+            let sent = client.send(&request, entry.autostart(), timeout, Some(&mut sink));
+            progress.done();
+            sent
+        } else {
+            client.send(&request, entry.autostart(), timeout, None)
+        }
     };
+    let mut sent = send();
+    // The first run at a terminal: nothing installed serves it, so offer
+    // `webrig setup`, then run the command again.
+    if let Ok((_, response)) = &sent
+        && first_run::offers(response, globals.json)
+        && first_run::setup(globals.port)
+    {
+        sent = send();
+    }
     let (raw, response) = match sent {
         Ok(r) => r,
         Err(e) => return report_local(&globals, &format!("{e:#}"), 1),

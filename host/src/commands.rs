@@ -2,7 +2,8 @@
 //!
 //! The CLI's subcommands, `POST /command` dispatch, the MCP tools,
 //! `docs/SURFACE.md` and `docs/openapi.json` are all derived from
-//! [`registry`], so the surfaces cannot drift. A command struct derives
+//! [`registry`], so the surfaces cannot drift; each command's [`Group`]
+//! (given where the registry lists it) orders `webrig --help` and the docs. A command struct derives
 //! `clap::Args` (CLI flags, help), `serde` (the JSON `args` of the HTTP API)
 //! and `schemars::JsonSchema` (docs, MCP tool schemas, OpenAPI); field doc
 //! comments feed all of them. The scheduler every door hands requests to is
@@ -76,6 +77,95 @@ impl Scope {
     }
 }
 
+/// Where a command sits in `webrig --help` and `docs/SURFACE.md`, in the
+/// order they show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Pages,
+    Reading,
+    Acting,
+    Tabs,
+    Capture,
+    Debugging,
+    State,
+    Plugins,
+    Macros,
+    Workflows,
+    Extension,
+    Daemon,
+}
+
+impl Group {
+    pub const ALL: [Group; 12] = [
+        Group::Pages,
+        Group::Reading,
+        Group::Acting,
+        Group::Tabs,
+        Group::Capture,
+        Group::Debugging,
+        Group::State,
+        Group::Plugins,
+        Group::Macros,
+        Group::Workflows,
+        Group::Extension,
+        Group::Daemon,
+    ];
+
+    /// The heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Pages => "Pages",
+            Group::Reading => "Reading",
+            Group::Acting => "Acting",
+            Group::Tabs => "Tabs",
+            Group::Capture => "Capture",
+            Group::Debugging => "Debugging",
+            Group::State => "State",
+            Group::Plugins => "Plugins & providers",
+            Group::Macros => "Macros",
+            Group::Workflows => "Workflows",
+            Group::Extension => "Extension",
+            Group::Daemon => "Daemon & MCP",
+        }
+    }
+
+    /// What is in it, said in a line (after the title and a colon).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Group::Pages => {
+                "launch or connect a browser, goto, back, forward, reload, wait, \
+                             sessions, close"
+            }
+            Group::Reading => "snapshot (@e refs), find, text, html, value, attr, title, url, eval",
+            Group::Acting => {
+                "click, fill, type, press, select, check, hover, scroll, upload, \
+                              drag, dialogs"
+            }
+            Group::Tabs => "list, open, select and close the session's tabs",
+            Group::Capture => "screenshots, PDFs, and the files pages download",
+            Group::Debugging => {
+                "console, errors, network, HAR, routes that answer requests, \
+                                 inspect, a debug bundle"
+            }
+            Group::State => {
+                "cookies, storage, saved state; emulated viewport, device, place, \
+                             time, network"
+            }
+            Group::Plugins => {
+                "search and fetch through providers; install, grant, verify and \
+                               write plugins"
+            }
+            Group::Macros => "run, resolve, list and describe @macros such as @web.search(\"x\")",
+            Group::Workflows => "run an installed workflow, list workflows and their artifacts",
+            Group::Extension => {
+                "your own Chrome through the webrig extension: pair, borrow and \
+                                 release tabs"
+            }
+            Group::Daemon => "the daemon's status, stop, token; MCP over stdio; the agents' guide",
+        }
+    }
+}
+
 /// One command of the API. Implementors are plain data plus a handler.
 pub trait Command:
     clap::Args + Serialize + DeserializeOwned + JsonSchema + Send + Sized + 'static
@@ -130,6 +220,7 @@ type BoxFuture = Pin<Box<dyn Future<Output = Result<Value, ApiError>> + Send>>;
 /// A command, type-erased for tables.
 pub struct Entry {
     cli_name: &'static str,
+    group: Group,
     api_name: String,
     about: &'static str,
     scope: Scope,
@@ -151,9 +242,10 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn of<T: Command>() -> Entry {
+    fn of<T: Command>(group: Group) -> Entry {
         Entry {
             cli_name: T::NAME,
+            group,
             api_name: T::NAME.replace(' ', "_"),
             about: T::ABOUT,
             scope: T::SCOPE,
@@ -198,6 +290,10 @@ impl Entry {
 
     pub fn about(&self) -> &'static str {
         self.about
+    }
+
+    pub fn group(&self) -> Group {
+        self.group
     }
 
     pub fn scope(&self) -> Scope {
@@ -302,114 +398,122 @@ fn run<T: Command>(cx: Cx, args: Value) -> BoxFuture {
     })
 }
 
+/// Every command and its [`Group`]; a new command is one line here.
 static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+    use Group::*;
     vec![
-        Entry::of::<session::Launch>(),
-        Entry::of::<session::Connect>(),
-        Entry::of::<relay::Borrow>(),
-        Entry::of::<relay::Release>(),
-        Entry::of::<relay::ExtensionPath>(),
-        Entry::of::<relay::ExtensionStatus>(),
-        Entry::of::<session::Sessions>(),
-        Entry::of::<session::Close>(),
-        Entry::of::<nav::Goto>(),
-        Entry::of::<nav::Back>(),
-        Entry::of::<nav::Forward>(),
-        Entry::of::<nav::Reload>(),
-        Entry::of::<nav::Wait>(),
-        Entry::of::<read::Text>(),
-        Entry::of::<read::Html>(),
-        Entry::of::<read::Value>(),
-        Entry::of::<read::Attr>(),
-        Entry::of::<read::Title>(),
-        Entry::of::<read::Url>(),
-        Entry::of::<read::Eval>(),
-        Entry::of::<snapshot::Snapshot>(),
-        Entry::of::<find::Find>(),
-        Entry::of::<actions::Click>(),
-        Entry::of::<actions::Dblclick>(),
-        Entry::of::<actions::Hover>(),
-        Entry::of::<actions::Focus>(),
-        Entry::of::<actions::Type>(),
-        Entry::of::<actions::Fill>(),
-        Entry::of::<actions::Press>(),
-        Entry::of::<actions::Select>(),
-        Entry::of::<actions::Check>(),
-        Entry::of::<actions::Uncheck>(),
-        Entry::of::<actions::Scroll>(),
-        Entry::of::<actions::Drag>(),
-        Entry::of::<actions::Upload>(),
-        Entry::of::<actions::DialogAccept>(),
-        Entry::of::<actions::DialogDismiss>(),
-        Entry::of::<tabs::Tabs>(),
-        Entry::of::<tabs::TabNew>(),
-        Entry::of::<tabs::TabSelect>(),
-        Entry::of::<tabs::TabClose>(),
-        Entry::of::<capture::Screenshot>(),
-        Entry::of::<capture::Pdf>(),
-        Entry::of::<devtools::Console>(),
-        Entry::of::<devtools::Errors>(),
-        Entry::of::<devtools::Network>(),
-        Entry::of::<devtools::NetworkBody>(),
-        Entry::of::<devtools::HarStart>(),
-        Entry::of::<devtools::HarStop>(),
-        Entry::of::<devtools::RouteCmd>(),
-        Entry::of::<devtools::Unroute>(),
-        Entry::of::<devtools::Routes>(),
-        Entry::of::<devtools::Downloads>(),
-        Entry::of::<state::Cookies>(),
-        Entry::of::<state::CookiesSet>(),
-        Entry::of::<state::CookiesClear>(),
-        Entry::of::<state::Storage>(),
-        Entry::of::<state::StateSave>(),
-        Entry::of::<state::StateLoad>(),
-        Entry::of::<inspect::Inspect>(),
-        Entry::of::<inspect::DebugBundle>(),
-        Entry::of::<emulate::SetViewport>(),
-        Entry::of::<emulate::SetDevice>(),
-        Entry::of::<emulate::SetGeo>(),
-        Entry::of::<emulate::SetOffline>(),
-        Entry::of::<emulate::SetHeaders>(),
-        Entry::of::<emulate::SetMedia>(),
-        Entry::of::<emulate::SetUserAgent>(),
-        Entry::of::<emulate::SetTimezone>(),
-        Entry::of::<emulate::SetLocale>(),
-        Entry::of::<providers::Search>(),
-        Entry::of::<providers::Fetch>(),
-        Entry::of::<providers::ProvidersList>(),
-        Entry::of::<providers::ProvidersStatus>(),
-        Entry::of::<providers::ProvidersReset>(),
-        Entry::of::<macros::MacroResolve>(),
-        Entry::of::<macros::MacroRun>(),
-        Entry::of::<macros::MacroList>(),
-        Entry::of::<macros::MacroInfoCmd>(),
-        Entry::of::<workflows::RunWorkflow>(),
-        Entry::of::<workflows::WorkflowsList>(),
-        Entry::of::<workflows::ArtifactsList>(),
-        Entry::of::<workflows::ArtifactsCleanup>(),
-        Entry::of::<setup::Setup>(),
-        Entry::of::<plugins::PluginInstall>(),
-        Entry::of::<plugins::PluginList>(),
-        Entry::of::<plugins::PluginInfo>(),
-        Entry::of::<plugins::PluginRemove>(),
-        Entry::of::<plugins::PluginVerify>(),
-        Entry::of::<plugins::PluginGrant>(),
-        Entry::of::<plugins::PluginRevoke>(),
-        Entry::of::<plugins::PluginReload>(),
-        Entry::of::<scaffold::PluginNew>(),
-        Entry::of::<plugin_dev::PluginDev>(),
-        Entry::of::<plugin_dev::PluginLogs>(),
-        Entry::of::<skill::Skill>(),
-        Entry::of::<daemon::DaemonStatus>(),
-        Entry::of::<daemon::Pair>(),
-        Entry::of::<daemon::TokenRotate>(),
-        Entry::of::<daemon::DaemonStop>(),
+        Entry::of::<session::Launch>(Pages),
+        Entry::of::<session::Connect>(Pages),
+        Entry::of::<relay::Borrow>(Extension),
+        Entry::of::<relay::Release>(Extension),
+        Entry::of::<relay::ExtensionPath>(Extension),
+        Entry::of::<relay::ExtensionStatus>(Extension),
+        Entry::of::<session::Sessions>(Pages),
+        Entry::of::<session::Close>(Pages),
+        Entry::of::<nav::Goto>(Pages),
+        Entry::of::<nav::Back>(Pages),
+        Entry::of::<nav::Forward>(Pages),
+        Entry::of::<nav::Reload>(Pages),
+        Entry::of::<nav::Wait>(Pages),
+        Entry::of::<read::Text>(Reading),
+        Entry::of::<read::Html>(Reading),
+        Entry::of::<read::Value>(Reading),
+        Entry::of::<read::Attr>(Reading),
+        Entry::of::<read::Title>(Reading),
+        Entry::of::<read::Url>(Reading),
+        Entry::of::<read::Eval>(Reading),
+        Entry::of::<snapshot::Snapshot>(Reading),
+        Entry::of::<find::Find>(Reading),
+        Entry::of::<actions::Click>(Acting),
+        Entry::of::<actions::Dblclick>(Acting),
+        Entry::of::<actions::Hover>(Acting),
+        Entry::of::<actions::Focus>(Acting),
+        Entry::of::<actions::Type>(Acting),
+        Entry::of::<actions::Fill>(Acting),
+        Entry::of::<actions::Press>(Acting),
+        Entry::of::<actions::Select>(Acting),
+        Entry::of::<actions::Check>(Acting),
+        Entry::of::<actions::Uncheck>(Acting),
+        Entry::of::<actions::Scroll>(Acting),
+        Entry::of::<actions::Drag>(Acting),
+        Entry::of::<actions::Upload>(Acting),
+        Entry::of::<actions::DialogAccept>(Acting),
+        Entry::of::<actions::DialogDismiss>(Acting),
+        Entry::of::<tabs::Tabs>(Tabs),
+        Entry::of::<tabs::TabNew>(Tabs),
+        Entry::of::<tabs::TabSelect>(Tabs),
+        Entry::of::<tabs::TabClose>(Tabs),
+        Entry::of::<capture::Screenshot>(Capture),
+        Entry::of::<capture::Pdf>(Capture),
+        Entry::of::<devtools::Console>(Debugging),
+        Entry::of::<devtools::Errors>(Debugging),
+        Entry::of::<devtools::Network>(Debugging),
+        Entry::of::<devtools::NetworkBody>(Debugging),
+        Entry::of::<devtools::HarStart>(Debugging),
+        Entry::of::<devtools::HarStop>(Debugging),
+        Entry::of::<devtools::RouteCmd>(Debugging),
+        Entry::of::<devtools::Unroute>(Debugging),
+        Entry::of::<devtools::Routes>(Debugging),
+        Entry::of::<devtools::Downloads>(Capture),
+        Entry::of::<state::Cookies>(State),
+        Entry::of::<state::CookiesSet>(State),
+        Entry::of::<state::CookiesClear>(State),
+        Entry::of::<state::Storage>(State),
+        Entry::of::<state::StateSave>(State),
+        Entry::of::<state::StateLoad>(State),
+        Entry::of::<inspect::Inspect>(Debugging),
+        Entry::of::<inspect::DebugBundle>(Debugging),
+        Entry::of::<emulate::SetViewport>(State),
+        Entry::of::<emulate::SetDevice>(State),
+        Entry::of::<emulate::SetGeo>(State),
+        Entry::of::<emulate::SetOffline>(State),
+        Entry::of::<emulate::SetHeaders>(State),
+        Entry::of::<emulate::SetMedia>(State),
+        Entry::of::<emulate::SetUserAgent>(State),
+        Entry::of::<emulate::SetTimezone>(State),
+        Entry::of::<emulate::SetLocale>(State),
+        Entry::of::<providers::Search>(Plugins),
+        Entry::of::<providers::Fetch>(Plugins),
+        Entry::of::<providers::ProvidersList>(Plugins),
+        Entry::of::<providers::ProvidersStatus>(Plugins),
+        Entry::of::<providers::ProvidersReset>(Plugins),
+        Entry::of::<macros::MacroResolve>(Macros),
+        Entry::of::<macros::MacroRun>(Macros),
+        Entry::of::<macros::MacroList>(Macros),
+        Entry::of::<macros::MacroInfoCmd>(Macros),
+        Entry::of::<workflows::RunWorkflow>(Workflows),
+        Entry::of::<workflows::WorkflowsList>(Workflows),
+        Entry::of::<workflows::ArtifactsList>(Workflows),
+        Entry::of::<workflows::ArtifactsCleanup>(Workflows),
+        Entry::of::<setup::Setup>(Plugins),
+        Entry::of::<plugins::PluginInstall>(Plugins),
+        Entry::of::<plugins::PluginList>(Plugins),
+        Entry::of::<plugins::PluginInfo>(Plugins),
+        Entry::of::<plugins::PluginRemove>(Plugins),
+        Entry::of::<plugins::PluginVerify>(Plugins),
+        Entry::of::<plugins::PluginGrant>(Plugins),
+        Entry::of::<plugins::PluginRevoke>(Plugins),
+        Entry::of::<plugins::PluginReload>(Plugins),
+        Entry::of::<scaffold::PluginNew>(Plugins),
+        Entry::of::<plugin_dev::PluginDev>(Plugins),
+        Entry::of::<plugin_dev::PluginLogs>(Plugins),
+        Entry::of::<skill::Skill>(Daemon),
+        Entry::of::<daemon::DaemonStatus>(Daemon),
+        Entry::of::<daemon::Pair>(Extension),
+        Entry::of::<daemon::TokenRotate>(Daemon),
+        Entry::of::<daemon::DaemonStop>(Daemon),
     ]
 });
 
-/// Every command, in documentation order.
+/// Every command, in registration order (`--help` and the docs show them
+/// by [`Group`], in this order within one).
 pub fn registry() -> &'static [Entry] {
     &REGISTRY
+}
+
+/// The commands of one group, in registration order.
+pub fn in_group(group: Group) -> impl Iterator<Item = &'static Entry> {
+    registry().iter().filter(move |e| e.group == group)
 }
 
 /// Everything the daemon does with untrusted request bytes before a browser
@@ -487,6 +591,26 @@ mod tests {
         }
         assert!(check_request(br#"{"command": "goto", "args": {"url": "a.test"}}"#).is_ok());
         assert!(check_request(br#"{"command": "goto", "args": {"url": 5}}"#).is_err());
+    }
+
+    #[test]
+    fn every_group_has_commands_and_every_command_one_group() {
+        // A command's group is an argument of its registry line; this
+        // catches a group nothing uses (an empty heading in --help) and one
+        // missing from Group::ALL (its commands vanish from --help).
+        for group in Group::ALL {
+            assert!(
+                in_group(group).next().is_some(),
+                "{} is empty",
+                group.title()
+            );
+        }
+        let listed: usize = Group::ALL.iter().map(|g| in_group(*g).count()).sum();
+        assert_eq!(
+            listed,
+            registry().len(),
+            "a command's group is not in Group::ALL"
+        );
     }
 
     #[test]

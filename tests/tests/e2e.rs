@@ -6,6 +6,7 @@ mod e2e {
     pub mod authoring;
     pub mod capture;
     pub mod cli;
+    pub mod cli_help;
     pub mod devtools;
     pub mod files;
     pub mod hardening;

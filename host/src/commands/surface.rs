@@ -1,12 +1,12 @@
-//! Renders `docs/SURFACE.md` from the registry: every command with its CLI
-//! usage, API name, arguments and result fields, plus the error codes and exit
-//! codes. A test fails when the committed file differs from this output.
+//! Renders `docs/SURFACE.md` from the registry: the commands by group (as
+//! `webrig --help` shows them), then each with its CLI usage, API name,
+//! arguments and result fields, plus the error codes and exit codes. A test fails when the committed file differs from this output.
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::{Scope, registry};
+use super::{Group, Scope, in_group};
 use crate::error::ErrorCode;
 
 pub fn markdown() -> String {
@@ -32,18 +32,31 @@ pub fn markdown() -> String {
          | | `WEBRIG_HOME` | state directory (token, logs, artifacts) |\n\
          | | `WEBRIG_BROWSER` | browser executable for `launch` |\n\n",
     );
-    out.push_str("## Commands\n\n| CLI | API name | what it does |\n| --- | --- | --- |\n");
-    for e in registry() {
+    out.push_str(
+        "## Commands\n\nIn the groups of `webrig --help`; besides these, `webrig serve` runs \
+         the daemon in the foreground and `webrig mcp` serves the commands as MCP tools over \
+         stdio.\n\n",
+    );
+    for group in Group::ALL {
         let _ = writeln!(
             out,
-            "| `webrig {}` | `{}` | {} |",
-            e.cli_name(),
-            e.api_name(),
-            e.about()
+            "### {}\n\n{}.\n\n| CLI | API name | what it does |\n| --- | --- | --- |",
+            group.title(),
+            upper_first(group.summary())
         );
+        for e in in_group(group) {
+            let _ = writeln!(
+                out,
+                "| `webrig {}` | `{}` | {} |",
+                e.cli_name(),
+                e.api_name(),
+                e.about()
+            );
+        }
+        out.push('\n');
     }
-    out.push('\n');
-    for e in registry() {
+    out.push_str("## Each command\n\n");
+    for e in Group::ALL.into_iter().flat_map(in_group) {
         let _ = writeln!(out, "### `{}`\n\n{}", e.cli_name(), e.about());
         let scope = match e.scope() {
             Scope::Daemon => "daemon-wide",
@@ -73,6 +86,14 @@ pub fn markdown() -> String {
         );
     }
     out
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// One bullet per property: name, type, required, description.

@@ -339,3 +339,61 @@ fn setup_leaves_a_users_own_plugin_alone_and_a_marker_cannot_be_smuggled_in() {
     let unknown = d.cmd("default", "setup", json!({"yes": true, "path": "/etc"}));
     assert_eq!(unknown["error"]["code"], "invalid_argument", "{unknown}");
 }
+
+/// Runs `webrig ARGS` on a pseudo-terminal (util-linux `script`) with
+/// `answer` typed in; None when `script` is not installed.
+fn at_a_terminal(d: &Daemon, args: &str, answer: &str) -> Option<Output> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let line = format!("{} {args}", webrig_tests::webrig_bin().display());
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("WEBRIG_HOME", d.home())
+        .env("WEBRIG_PORT", d.port().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(answer.as_bytes());
+    Some(child.wait_with_output().expect("script runs"))
+}
+
+#[test]
+fn at_a_terminal_the_first_command_offers_setup_once_then_runs() {
+    let d = Daemon::start_with_config(&small_config(&[])).expect("daemon");
+    let Some(no) = at_a_terminal(&d, "search webassembly --source web", "n\n") else {
+        eprintln!("SKIPPED: needs util-linux `script` for a terminal");
+        return;
+    };
+    let said = String::from_utf8_lossy(&no.stdout).into_owned();
+    assert!(!no.status.success(), "{said}");
+    assert!(
+        said.contains("html.duckduckgo.com") && said.contains("[y/N]"),
+        "the grants are shown before it asks: {said}"
+    );
+    assert!(said.contains("nothing was installed"), "{said}");
+    assert_eq!(listed(&d), Vec::<Value>::new(), "no: nothing installed");
+
+    let yes = at_a_terminal(&d, "search webassembly --source web", "y\n").expect("script");
+    let said = String::from_utf8_lossy(&yes.stdout).into_owned();
+    assert!(yes.status.success(), "{said}");
+    assert_eq!(said.matches("[y/N]").count(), 1, "asked once: {said}");
+    assert!(said.contains("installed web 0.1.0"), "{said}");
+    assert_eq!(listed(&d).len(), 8);
+    // The search itself ran after setup: its results follow.
+    let after = said.split("ready: try").nth(1).unwrap_or_default();
+    assert!(
+        after.contains("http://127.0.0.1"),
+        "results after setup: {said}"
+    );
+
+    // Installed now: the same command at a terminal asks nothing.
+    let again = at_a_terminal(&d, "search webassembly --source web", "").expect("script");
+    let said = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(again.status.success() && !said.contains("[y/N]"), "{said}");
+}

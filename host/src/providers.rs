@@ -261,11 +261,13 @@ impl Providers {
     pub fn status(&self) -> Vec<Status> {
         let now = Instant::now();
         // Readiness checks the component file: done before the breakers'
-        // lock is taken, and once per plugin.
+        // lock is taken, and once per plugin. Workflows are plugins too, but
+        // not providers (`webrig workflows` lists them).
         let plugins: Vec<(Arc<Plugin>, Option<route::Unready>)> = self
             .host
             .all()
             .into_iter()
+            .filter(|p| p.installed.manifest.kind == crate::plugins::manifest::Kind::Provider)
             .map(|p| {
                 let unready = route::unready(&p);
                 (p, unready)

@@ -346,7 +346,14 @@ impl Command for ProvidersReset {
 
     async fn run(self, cx: Cx) -> Result<Vec<Status>, ApiError> {
         let providers = cx.state().providers().await?;
-        if providers.host().get(&self.id).is_none() {
+        let is_provider = |p: &crate::plugins::Plugin| {
+            p.installed.manifest.kind == crate::plugins::manifest::Kind::Provider
+        };
+        if !providers
+            .host()
+            .get(&self.id)
+            .is_some_and(|p| is_provider(&p))
+        {
             return Err(
                 ApiError::not_found(format!("no provider {:?} is installed", self.id))
                     .with_hint("see webrig providers"),

@@ -108,6 +108,17 @@ fn a_fresh_home_gets_search_fetch_macros_and_research_after_one_setup_command() 
         // The same sha256 check as any plugin: recorded at install.
         assert_eq!(p["sha256"].as_str().map(str::len), Some(64), "{p}");
     }
+    // Providers are the four providers; the workflows are `workflows`'.
+    let providers = d.ok("default", "providers", json!({}));
+    let ids: Vec<&str> = providers
+        .as_array()
+        .expect("providers")
+        .iter()
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["community", "shop", "social", "web"], "{providers}");
+    let workflows = d.ok("default", "workflows", json!({}));
+    assert_eq!(workflows.as_array().map(Vec::len), Some(4), "{workflows}");
     let human = text(&d.cli(&["plugin", "list"])).0;
     assert!(
         human.contains("web 0.1.0 (provider, web, first-party) — ready"),

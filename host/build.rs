@@ -96,13 +96,14 @@ fn embed_first_party() {
             std::fs::write(&file, &packed).expect("writing OUT_DIR");
             let _ = writeln!(
                 code,
-                "    Embedded {{ manifest: {text:?}, source: {source:?}, component: {component:?}, \
+                "    Embedded {{ id: {id:?}, manifest: {text:?}, source: {source:?}, component: {component:?}, \
                  size: {size}, sha256: {sha:?}, deflated: include_bytes!({file:?}) }},",
                 source = manifest
                     .strip_prefix(host.join(".."))
                     .unwrap_or(manifest)
                     .display()
                     .to_string(),
+                id = field(text, "id").unwrap_or_default(),
                 size = bytes.len(),
                 sha = sha2::Sha256::digest(bytes)
                     .iter()

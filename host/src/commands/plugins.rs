@@ -350,12 +350,7 @@ impl Command for PluginInstall {
 
     fn human(v: &PluginView) -> String {
         let mut out = format!("installed {}", v.line());
-        let granted = Capabilities {
-            http: v.granted.http.clone(),
-            http_from_config: v.asks.http_from_config.clone(),
-            browser: v.granted.browser,
-            cache: v.granted.cache,
-        };
+        let granted = v.granted.as_capabilities(&v.asks.http_from_config);
         for a in describe_asks(&granted, &v.id, &v.endpoints) {
             out.push_str(&format!("\n  granted {a}"));
         }
@@ -504,12 +499,7 @@ impl Command for PluginInfo {
         if !v.operations.is_empty() {
             out.push_str(&format!("\n  operations: {}", v.operations.join(", ")));
         }
-        let granted = Capabilities {
-            http: v.granted.http.clone(),
-            http_from_config: v.asks.http_from_config.clone(),
-            browser: v.granted.browser,
-            cache: v.granted.cache,
-        };
+        let granted = v.granted.as_capabilities(&v.asks.http_from_config);
         for a in describe_asks(&v.asks, &v.id, &v.endpoints) {
             out.push_str(&format!("\n  asks {a}"));
         }

@@ -21,7 +21,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::plugins::first_party::{self, Embedded};
 use crate::plugins::grants::Grant;
 use crate::plugins::manifest::{BrowserAccess, Capabilities, Kind, Manifest};
-use crate::plugins::registry::{Installed, RegistryError};
+use crate::plugins::registry::Installed;
 
 /// Install the first-party providers and workflows this webrig carries
 /// (shows what they ask for once; --yes grants it).
@@ -113,12 +113,7 @@ impl Command for Setup {
              (upgrades keep your grants):"
         );
         for (_, m) in &carried {
-            let asks = needs_grant(&m.capabilities);
-            let asks = if asks.is_empty() {
-                "nothing beyond the installed providers".to_string()
-            } else {
-                asks.join("; ")
-            };
+            let asks = asks_in_words(&m.capabilities);
             let _ = writeln!(
                 err,
                 "  {} {} ({}): {asks}",
@@ -150,12 +145,9 @@ impl Command for Setup {
         let registry = host.registry().clone();
         let mut steps = Vec::new();
         for (embedded, manifest) in carried {
-            let installed = match registry.get(&manifest.id) {
-                Ok(i) => Some(i),
-                Err(RegistryError::NotFound(_)) => None,
-                // A broken folder of that id: reinstalled over.
-                Err(_) => None,
-            };
+            // A folder of that id that does not read back is not ours to
+            // judge: installing over it fails, and the step says why.
+            let installed = registry.get(&manifest.id).ok();
             steps.push(plan(embedded, manifest, installed.as_ref()));
         }
         if let Some(approved) = &self.approved {
@@ -351,12 +343,13 @@ fn widen(grant: &Grant, more: &Capabilities) -> Grant {
     out
 }
 
+/// What a manifest asks for, on one line.
 fn asks_in_words(c: &Capabilities) -> String {
     let asks = needs_grant(c);
     if asks.is_empty() {
-        "nothing".into()
+        "nothing beyond the installed providers".into()
     } else {
-        asks.join(", ")
+        asks.join("; ")
     }
 }
 
@@ -376,14 +369,7 @@ async fn execute(
         granted: Vec::new(),
         note: step.note.clone(),
     };
-    let grant_words = |g: &Grant| {
-        needs_grant(&Capabilities {
-            http: g.http.clone(),
-            http_from_config: Vec::new(),
-            browser: g.browser,
-            cache: g.cache,
-        })
-    };
+    let grant_words = |g: &Grant| needs_grant(&g.as_capabilities(&[]));
     if !matches!(step.action, Action::Installed | Action::Upgraded) {
         item.granted = grant_words(&step.grant);
         return item;

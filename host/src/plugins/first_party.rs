@@ -17,6 +17,8 @@ use super::registry::{Component, RegistryError, Source};
 /// One embedded plugin: its manifest text and deflated component.
 #[derive(Debug)]
 pub struct Embedded {
+    /// The manifest's `id` (read again, whole, by [`Embedded::manifest`]).
+    pub id: &'static str,
     /// plugin.toml as committed.
     pub manifest: &'static str,
     /// Where the manifest came from in the source tree (for messages).
@@ -39,9 +41,7 @@ pub fn all() -> &'static [Embedded] {
 
 /// The embedded plugin with this id.
 pub fn find(id: &str) -> Option<&'static Embedded> {
-    all()
-        .iter()
-        .find(|e| e.manifest().is_ok_and(|m| m.id == id))
+    all().iter().find(|e| e.id == id)
 }
 
 /// Why a build carries none, and what to do.
@@ -94,6 +94,7 @@ mod tests {
         for e in all() {
             let source = e.source().expect("embedded plugin reads back");
             assert_eq!(source.manifest.component, e.component);
+            assert_eq!(source.manifest.id, e.id);
             let Component::Embedded { bytes, .. } = &source.component else {
                 panic!("an embedded source");
             };

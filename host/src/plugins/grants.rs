@@ -125,6 +125,17 @@ impl Grant {
             cache: asked.cache,
         }
     }
+
+    /// The grant as capabilities (to describe it in the manifest's words),
+    /// with the configured endpoints a manifest names beside it.
+    pub fn as_capabilities(&self, http_from_config: &[String]) -> Capabilities {
+        Capabilities {
+            http: self.http.clone(),
+            http_from_config: http_from_config.to_vec(),
+            browser: self.browser,
+            cache: self.cache,
+        }
+    }
 }
 
 /// What a plugin may actually do: manifest ∩ grant, computed once at load.

@@ -96,11 +96,12 @@ pub enum Component {
 }
 
 impl Component {
-    fn read(&self) -> Result<Vec<u8>, RegistryError> {
+    fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>, RegistryError> {
         match self {
             Component::File(path) => std::fs::read(path)
+                .map(Into::into)
                 .map_err(|e| RegistryError::Io(format!("{}: {e}", path.display()))),
-            Component::Embedded { bytes, .. } => Ok(bytes.clone()),
+            Component::Embedded { bytes, .. } => Ok(bytes.as_slice().into()),
         }
     }
 }

@@ -256,26 +256,25 @@ impl Providers {
         verdict(want, selected, self.refused(), self.installed_ids())
     }
 
-    /// Whether a provider can fetch now (which one depends on the URL).
-    pub fn can_fetch(&self) -> Result<(), Unserved> {
-        let fetching = self
-            .host
+    /// The installed providers that do any of `ops`.
+    fn doing(&self, ops: &[&str]) -> Vec<Arc<Plugin>> {
+        self.host
             .all()
             .into_iter()
-            .filter(|p| p.does("fetch"))
-            .collect();
+            .filter(|p| ops.iter().any(|op| p.does(op)))
+            .collect()
+    }
+
+    /// Whether a provider can fetch now (which one depends on the URL).
+    pub fn can_fetch(&self) -> Result<(), Unserved> {
+        let fetching = self.doing(&["fetch"]);
         self.ready_of(Want::Fetch, fetching).map(drop)
     }
 
     /// Whether anything can search or fetch now (a workflow that reaches
     /// the web only through providers needs one of them).
     pub fn any_ready(&self) -> Result<(), Unserved> {
-        let selected = self
-            .host
-            .all()
-            .into_iter()
-            .filter(|p| p.does("search") || p.does("fetch"))
-            .collect();
+        let selected = self.doing(&["search", "fetch"]);
         self.ready_of(Want::Any, selected).map(drop)
     }
 
@@ -285,12 +284,7 @@ impl Providers {
     /// installed. `source` is a source policy (see [`SOURCES`]) or one
     /// installed provider's id.
     pub fn select(&self, source: &str, query: &str) -> Result<Vec<Arc<Plugin>>, ApiError> {
-        let searchable: Vec<Arc<Plugin>> = self
-            .host
-            .all()
-            .into_iter()
-            .filter(|p| p.does("search"))
-            .collect();
+        let searchable: Vec<Arc<Plugin>> = self.doing(&["search"]);
         if !SOURCES.contains(&source) {
             if let Some(p) = searchable.iter().find(|p| p.id() == source) {
                 return Ok(vec![p.clone()]);
@@ -370,12 +364,7 @@ impl Providers {
                 .map(|(mut ready, _)| ready.remove(0))
                 .map_err(|u| u.error());
         }
-        let fetching: Vec<Arc<Plugin>> = self
-            .host
-            .all()
-            .into_iter()
-            .filter(|p| p.does("fetch"))
-            .collect();
+        let fetching: Vec<Arc<Plugin>> = self.doing(&["fetch"]);
         let (all, _) = self
             .ready_of(Want::Fetch, fetching)
             .map_err(|u| u.error())?;

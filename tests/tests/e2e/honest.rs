@@ -133,8 +133,10 @@ fn a_workflow_whose_providers_are_all_missing_fails_before_it_makes_a_bundle() {
             "webrig setup",
         ],
     );
+    // Before any provider call or fetch budget: far under the run's own
+    // deadline even on a loaded machine (the bundle count is the proof).
     assert!(
-        started.elapsed() < std::time::Duration::from_secs(5),
+        started.elapsed() < std::time::Duration::from_secs(60),
         "fails fast"
     );
     assert_eq!(bundles(d.home()), 0, "no bundle was made");

@@ -19,6 +19,7 @@ pub mod read;
 pub mod relay;
 pub mod session;
 pub mod sessions_json;
+pub mod shared;
 pub mod snapshot;
 pub mod tab;
 

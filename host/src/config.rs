@@ -61,6 +61,11 @@ pub struct Limits {
     /// What one session's browser is expected to cost, MiB: the default
     /// `sessions` is what the machine's memory holds at this price.
     pub session_memory_mib: u64,
+    /// What one session costs as a context of the shared browser, MiB (its
+    /// renderer): a context is not opened with less than this plus
+    /// `min_free_memory_mib` available, and the default `sessions` is what
+    /// memory holds at this price.
+    pub context_memory_mib: u64,
     /// A browser is not started when less than `session_memory_mib` plus
     /// this much memory is available, MiB (refused before the machine swaps).
     pub min_free_memory_mib: u64,
@@ -143,7 +148,7 @@ impl Default for Limits {
         Limits {
             body_bytes: 2 << 20,
             waiting_per_session: 32,
-            sessions: sessions_for(mem_total_mib(), SESSION_MEMORY_MIB),
+            sessions: sessions_for(mem_total_mib(), CONTEXT_MEMORY_MIB),
             tabs_per_session: 32,
             parallel_tabs_per_session: 4,
             lease_idle_s: 30,
@@ -160,6 +165,7 @@ impl Default for Limits {
             idle_timeout_ms: 30_000,
             body_timeout_ms: 10_000,
             session_memory_mib: SESSION_MEMORY_MIB,
+            context_memory_mib: CONTEXT_MEMORY_MIB,
             min_free_memory_mib: 512,
             download_files_per_session: 32,
             download_bytes_per_session: 256 << 20,
@@ -176,6 +182,10 @@ impl Default for Limits {
 /// A session's browser costs 150–200 MB (measured: a headless Chromium with
 /// one tab of a typical page).
 const SESSION_MEMORY_MIB: u64 = 200;
+
+/// A session as a context of the shared browser costs its renderer: 40–60
+/// MB with one page (docs/BENCHMARKS.md, "Density").
+const CONTEXT_MEMORY_MIB: u64 = 64;
 
 /// Sessions the machine's memory holds: all of it but 1 GiB for the system
 /// and the daemon, at `per_session` MiB each; 1 to 128.
@@ -298,6 +308,7 @@ impl Limits {
             ("limits.idle_timeout_ms", l.idle_timeout_ms),
             ("limits.body_timeout_ms", l.body_timeout_ms),
             ("limits.session_memory_mib", l.session_memory_mib),
+            ("limits.context_memory_mib", l.context_memory_mib),
             ("limits.macro_memory_mib", l.macro_memory_mib as u64),
             (
                 "limits.download_files_per_session",

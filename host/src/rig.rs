@@ -36,6 +36,8 @@ pub struct State {
     started: Instant,
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     bindings: Arc<Bindings>,
+    /// The shared browsers sessions open their contexts in.
+    shared: Arc<crate::browser::shared::SharedBrowsers>,
     shutdown: watch::Sender<bool>,
     /// Installed plugins and the provider runtime, opened in the
     /// background at start (the first command that needs them waits).
@@ -57,6 +59,7 @@ impl State {
         let bindings = Arc::new(Bindings::load(home.root().join("sessions.json")));
         Arc::new(State {
             bindings,
+            shared: crate::browser::shared::SharedBrowsers::new(),
             home,
             token: std::sync::RwLock::new(token),
             pairing: Mutex::new(None),

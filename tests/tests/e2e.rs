@@ -7,6 +7,7 @@ mod e2e {
     pub mod capture;
     pub mod cli;
     pub mod cli_help;
+    pub mod contexts;
     pub mod devtools;
     pub mod files;
     pub mod hardening;

@@ -5,7 +5,10 @@
 //! transport is a launched browser's DevTools pipe (through its keeper), a
 //! browser's WebSocket endpoint (`connect`), or the extension relay, which
 //! hands the same [`Connection::from_transport`] its own frame stream: every
-//! feature above this layer works unchanged on all three. Typed protocol crates are not used:
+//! feature above this layer works unchanged on all three. A [`Connection::scope`]
+//! is one browser context's view of a shared browser's connection (see
+//! `scope`): the same type, so the layers above do not know the difference.
+//! Typed protocol crates are not used:
 //! the handful of methods webrig calls are plain JSON, and a generated protocol
 //! crate would cost minutes of compile time on a 2-core machine.
 
@@ -17,6 +20,8 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
+
+mod scope;
 
 /// Largest frame accepted from a browser (full-page screenshots are big).
 const MAX_FRAME: usize = 256 << 20;
@@ -51,12 +56,17 @@ struct Inner {
     next_id: AtomicU64,
     events: broadcast::Sender<Arc<Event>>,
     closed: Arc<watch::Sender<bool>>,
+    /// Which browser context each target, frame, flat session and download
+    /// belongs to, for the scopes on this connection (empty without any).
+    routes: Mutex<scope::Routes>,
 }
 
-/// A cheap-to-clone handle on one browser connection.
+/// A cheap-to-clone handle on one browser connection, or on one browser
+/// context's scope of it.
 #[derive(Clone)]
 pub struct Connection {
     inner: Arc<Inner>,
+    scope: Option<Arc<scope::Scope>>,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +174,7 @@ impl Connection {
             next_id: AtomicU64::new(first_id()),
             events,
             closed: closed.clone(),
+            routes: Mutex::default(),
         });
 
         let weak = Arc::downgrade(&inner);
@@ -185,7 +196,7 @@ impl Connection {
             }
         });
 
-        Connection { inner }
+        Connection { inner, scope: None }
     }
 
     /// Sends `method` to the browser (`session` None) or to a flat session.
@@ -198,6 +209,20 @@ impl Connection {
         if self.is_closed() {
             return Err(CdpError::Closed);
         }
+        let Some(scope) = &self.scope else {
+            return self.send(session, method, params).await;
+        };
+        let params = scope.admit(&self.inner, session, method, params)?;
+        let answer = self.send(session, method, params).await?;
+        Ok(scope.narrow(session, method, answer))
+    }
+
+    async fn send(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut frame = serde_json::json!({ "id": id, "method": method, "params": params });
         if let Some(session) = session {
@@ -205,9 +230,13 @@ impl Connection {
         }
         let (tx, rx) = oneshot::channel();
         self.inner.lock_pending().insert(id, tx);
+        if let Some(scope) = &self.scope {
+            scope.track(id);
+        }
         // Removes the entry if this future is dropped before the answer comes.
         let _guard = PendingGuard {
             inner: &self.inner,
+            scope: self.scope.as_deref(),
             id,
         };
         let sent = self.inner.sink.lock().await.send(frame.to_string()).await;
@@ -228,25 +257,76 @@ impl Connection {
 
     /// Every event from now on. Slow subscribers lose the oldest events
     /// (`RecvError::Lagged`) rather than slowing the connection.
+    /// A scope sees only its browser context's events.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
-        self.inner.events.subscribe()
+        match &self.scope {
+            Some(scope) => scope.subscribe(),
+            None => self.inner.events.subscribe(),
+        }
     }
 
     pub fn is_closed(&self) -> bool {
-        *self.inner.closed.borrow()
+        *self.inner.closed.borrow() || self.scope.as_ref().is_some_and(|s| s.is_closed())
     }
 
-    /// Resolves once the transport has dropped.
+    /// Resolves once the transport has dropped (or the scope was closed).
     pub async fn closed(&self) {
         let mut rx = self.inner.closed.subscribe();
-        let _ = rx.wait_for(|closed| *closed).await;
+        match &self.scope {
+            None => {
+                let _ = rx.wait_for(|closed| *closed).await;
+            }
+            Some(scope) => {
+                let mut own = scope.closed_rx();
+                tokio::select! {
+                    _ = rx.wait_for(|closed| *closed) => {}
+                    _ = own.wait_for(|closed| *closed) => {}
+                }
+            }
+        }
     }
 
     /// Ends the connection: the reader stops (dropping the transport) and
-    /// every pending call fails with [`CdpError::Closed`].
+    /// every pending call fails with [`CdpError::Closed`]. On a scope, only
+    /// the scope ends, and only its calls fail: the shared browser and the
+    /// other contexts on it go on.
     pub fn close(&self) {
-        self.inner.closed.send_replace(true);
-        self.inner.fail_pending();
+        match &self.scope {
+            Some(scope) => scope.close(&self.inner),
+            None => {
+                self.inner.closed.send_replace(true);
+                self.inner.fail_pending();
+            }
+        }
+    }
+
+    /// Browser context `context`'s view of this connection: the browser's
+    /// targets, events, downloads and cookies of that context only, and no
+    /// browser-level method that would reach past it (see `scope`).
+    pub fn scope(&self, context: &str) -> Connection {
+        Connection {
+            scope: Some(scope::Scope::open(&self.inner, context)),
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Notes that a caller (an agent, not a background task) was told this
+    /// scope's browser is gone.
+    pub fn told_closed(&self) {
+        if let Some(scope) = &self.scope {
+            scope.told_closed();
+        }
+    }
+
+    /// Whether a caller was told this scope closed (see `told_closed`);
+    /// always false for a whole connection.
+    pub fn closed_was_told(&self) -> bool {
+        self.scope.as_ref().is_some_and(|s| s.closed_was_told())
+    }
+
+    /// The browser context this connection is scoped to, if any.
+    pub fn context(&self) -> Option<&str> {
+        self.scope.as_deref().map(scope::Scope::context)
     }
 }
 
@@ -264,12 +344,16 @@ fn first_id() -> u64 {
 
 struct PendingGuard<'a> {
     inner: &'a Inner,
+    scope: Option<&'a scope::Scope>,
     id: u64,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         self.inner.lock_pending().remove(&self.id);
+        if let Some(scope) = self.scope {
+            scope.untrack(self.id);
+        }
     }
 }
 
@@ -300,11 +384,18 @@ impl Inner {
             };
             let _ = tx.send(answer);
         } else if let Some(method) = msg.method {
-            let _ = self.events.send(Arc::new(Event {
+            let owner = self.route(msg.session_id.as_deref(), &method, &msg.params);
+            let event = Arc::new(Event {
                 session_id: msg.session_id,
                 method,
                 params: msg.params,
-            }));
+            });
+            match owner {
+                Some(scope) => scope.deliver(event),
+                None => {
+                    let _ = self.events.send(event);
+                }
+            }
         }
     }
 

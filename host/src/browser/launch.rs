@@ -34,6 +34,20 @@ pub struct LaunchOptions {
     pub profile: Option<PathBuf>,
     pub browser_path: Option<PathBuf>,
     pub extra_args: Vec<String>,
+    /// A browser of the session's own, not a context in the shared one.
+    pub own_browser: bool,
+}
+
+impl LaunchOptions {
+    /// Whether the session gets a browser of its own: asked for, or implied
+    /// by anything a shared browser could not honour for one context alone
+    /// (a profile folder, another executable, switches).
+    pub fn wants_own_browser(&self) -> bool {
+        self.own_browser
+            || self.profile.is_some()
+            || self.browser_path.is_some()
+            || !self.extra_args.is_empty()
+    }
 }
 
 /// A browser process webrig started, with the profile it owns.
@@ -240,6 +254,75 @@ pub async fn launch(opts: &LaunchOptions) -> Result<Launched, ApiError> {
         executable,
         temp_profile,
     })
+}
+
+/// A browser process webrig owns, launched now or by an earlier daemon:
+/// stopped (politely, then by force) with its throwaway profile deleted.
+pub struct Process {
+    /// The keeper; None when re-attached (it is not our child any more).
+    pub keeper: Option<Box<Child>>,
+    pub pid: Option<u32>,
+    pub temp_profile: Option<PathBuf>,
+}
+
+impl Process {
+    pub fn of(launched: Launched) -> (Process, super::cdp::Connection, PathBuf, PathBuf) {
+        let process = Process {
+            keeper: Some(Box::new(launched.keeper)),
+            pid: Some(launched.browser_pid),
+            temp_profile: launched.temp_profile,
+        };
+        (process, launched.conn, launched.socket, launched.executable)
+    }
+
+    /// Whether the browser still runs.
+    pub fn alive(&mut self) -> bool {
+        match &mut self.keeper {
+            Some(keeper) => matches!(keeper.try_wait(), Ok(None)),
+            None => self.pid.is_some_and(pid_alive),
+        }
+    }
+
+    /// Asks the browser to close over `conn`, waits a moment, forces it,
+    /// and deletes its throwaway profile.
+    pub async fn stop(&mut self, conn: &super::cdp::Connection) {
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            conn.call(None, "Browser.close", serde_json::json!({})),
+        )
+        .await;
+        conn.close();
+        // The browser is not our child (the keeper is): wait for it to go,
+        // then force it. The keeper exits once the browser's pipe closes.
+        let pid = self.pid;
+        for _ in 0..30 {
+            if !pid.is_some_and(pid_alive) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if let Some(pid) = pid.filter(|p| pid_alive(*p)) {
+            kill_pid(pid).await;
+        }
+        if let Some(keeper) = &mut self.keeper
+            && tokio::time::timeout(Duration::from_millis(1500), keeper.wait())
+                .await
+                .is_err()
+        {
+            let _ = keeper.start_kill();
+            let _ = keeper.wait().await;
+        }
+        if let Some(dir) = self.temp_profile.take() {
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(dir)).await;
+        }
+    }
+}
+
+/// Whether process `pid` runs (a zombie still has /proc/PID; its state line says Z).
+pub fn pid_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|s| !s.contains("State:\tZ"))
+        .unwrap_or(false)
 }
 
 /// SIGKILL by pid, for a browser that is not our child (the keeper's).

@@ -11,8 +11,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::cdp::{Connection, Session as CdpSession};
-use super::launch::{self, LaunchOptions};
+use super::launch::{self, LaunchOptions, Process};
 use super::sessions_json::{Binding, Bindings};
+use super::shared::{Context, SharedBrowsers};
 use super::tab::Tab;
 use crate::error::{ApiError, ErrorCode};
 
@@ -20,7 +21,7 @@ use crate::error::{ApiError, ErrorCode};
 const ADOPT_PATIENCE: Duration = Duration::from_secs(2);
 
 /// How a binding names a browser reached through its keeper's socket.
-const PIPE_PREFIX: &str = "pipe:";
+pub(super) const PIPE_PREFIX: &str = "pipe:";
 
 /// The endpoint of a session bound to the user's browser through the
 /// extension relay (never persisted: the extension reconnects by itself,
@@ -28,15 +29,13 @@ const PIPE_PREFIX: &str = "pipe:";
 const RELAY_ENDPOINT: &str = "extension:";
 
 enum Owner {
-    /// Started by webrig (now, or by an earlier daemon and re-attached):
-    /// closed with the session, its throwaway profile deleted.
-    Launched {
-        /// None when re-attached: the process is not our child any more.
-        child: Option<Box<tokio::process::Child>>,
-        pid: Option<u32>,
-        temp_profile: Option<PathBuf>,
-        headless: bool,
-    },
+    /// A browser of the session's own, started by webrig (now, or by an
+    /// earlier daemon and re-attached): closed with the session, its
+    /// throwaway profile deleted.
+    Launched { process: Process, headless: bool },
+    /// A browser context in a shared managed browser: disposed of with the
+    /// session.
+    Context(Context),
     /// Someone else's browser: we only disconnect.
     Connected,
 }
@@ -51,28 +50,30 @@ pub struct Browser {
     executable: Option<PathBuf>,
 }
 
-fn pid_alive(pid: u32) -> bool {
-    // A zombie still has /proc/PID; its state line says Z.
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map(|s| !s.contains("State:\tZ"))
-        .unwrap_or(false)
-}
-
 impl Browser {
     pub async fn launch(opts: &LaunchOptions) -> Result<Browser, ApiError> {
-        let launched = launch::launch(opts).await?;
+        let (process, conn, socket, executable) = Process::of(launch::launch(opts).await?);
         Ok(Browser {
-            conn: launched.conn,
+            conn,
             new_pages: Default::default(),
-            endpoint: format!("{PIPE_PREFIX}{}", launched.socket.display()),
-            executable: Some(launched.executable),
+            endpoint: format!("{PIPE_PREFIX}{}", socket.display()),
+            executable: Some(executable),
             owner: Owner::Launched {
-                pid: Some(launched.browser_pid),
-                child: Some(Box::new(launched.keeper)),
-                temp_profile: launched.temp_profile,
+                process,
                 headless: !opts.headed,
             },
         })
+    }
+
+    /// A session's browser as a context of the shared browser.
+    fn context(context: Context) -> Browser {
+        Browser {
+            conn: context.connection().clone(),
+            new_pages: Default::default(),
+            endpoint: context.endpoint(),
+            executable: context.executable(),
+            owner: Owner::Context(context),
+        }
     }
 
     pub async fn connect(endpoint: &str) -> Result<Browser, ApiError> {
@@ -101,31 +102,34 @@ impl Browser {
         }
     }
 
-    /// Re-attaches to a browser an earlier daemon bound to a session.
-    pub async fn adopt(binding: &Binding) -> Result<Browser, ApiError> {
-        if binding.owned && !binding.pid.is_some_and(pid_alive) {
+    /// Re-attaches to a browser (or a shared browser's context) an earlier
+    /// daemon bound to a session.
+    pub async fn adopt(
+        binding: &Binding,
+        shared: &Arc<SharedBrowsers>,
+    ) -> Result<Browser, ApiError> {
+        if let Some(context) = &binding.context {
+            return Ok(Browser::context(shared.adopt(binding, context).await?));
+        }
+        if binding.owned && !binding.pid.is_some_and(launch::pid_alive) {
             return Err(ApiError::new(
                 ErrorCode::BrowserGone,
                 "the browser is no longer running",
             ));
         }
         let conn = match binding.endpoint.strip_prefix(PIPE_PREFIX) {
-            Some(socket) => {
-                // sessions.json names the socket: connect only to one in a
-                // folder of ours alone, that we made.
-                let socket = std::path::Path::new(socket);
-                crate::config::trust::check_socket(socket)
-                    .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
-                Connection::connect_unix(socket).await
-            }
-            None => Connection::connect_ws(&binding.endpoint).await,
-        }
-        .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?;
+            Some(socket) => super::shared::connect_keeper(std::path::Path::new(socket)).await?,
+            None => Connection::connect_ws(&binding.endpoint)
+                .await
+                .map_err(|e| ApiError::new(ErrorCode::BrowserGone, e.to_string()))?,
+        };
         let owner = if binding.owned {
             Owner::Launched {
-                child: None,
-                pid: binding.pid,
-                temp_profile: binding.temp_profile.clone(),
+                process: Process {
+                    keeper: None,
+                    pid: binding.pid,
+                    temp_profile: binding.temp_profile.clone(),
+                },
                 headless: binding.headless,
             }
         } else {
@@ -140,24 +144,24 @@ impl Browser {
         })
     }
 
-    fn binding(&self) -> Binding {
+    async fn binding(&self) -> Option<Binding> {
         let (owned, pid, temp_profile, headless) = match &self.owner {
-            Owner::Launched {
-                pid,
-                temp_profile,
-                headless,
-                ..
-            } => (true, *pid, temp_profile.clone(), *headless),
+            _ if self.endpoint == RELAY_ENDPOINT => return None,
+            Owner::Context(context) => return Some(context.binding().await),
+            Owner::Launched { process, headless } => {
+                (true, process.pid, process.temp_profile.clone(), *headless)
+            }
             Owner::Connected => (false, None, None, false),
         };
-        Binding {
+        Some(Binding {
             endpoint: self.endpoint.clone(),
             owned,
             pid,
             temp_profile,
             headless,
             executable: self.executable.clone(),
-        }
+            context: None,
+        })
     }
 
     pub fn connection(&self) -> &Connection {
@@ -169,55 +173,27 @@ impl Browser {
             return true;
         }
         match &mut self.owner {
-            Owner::Launched {
-                child: Some(child), ..
-            } => !matches!(child.try_wait(), Ok(None)),
-            Owner::Launched {
-                child: None, pid, ..
-            } => !pid.is_some_and(pid_alive),
+            Owner::Launched { process, .. } => !process.alive(),
+            Owner::Context(context) => !context.alive(),
             Owner::Connected => false,
         }
     }
 
-    /// Closes a launched browser (politely, then by force) or disconnects.
-    async fn shutdown(mut self) {
-        let Owner::Launched {
-            child,
-            pid,
-            temp_profile,
-            ..
-        } = &mut self.owner
-        else {
-            self.conn.close();
-            return;
-        };
-        let _ = tokio::time::timeout(
-            Duration::from_millis(500),
-            self.conn.call(None, "Browser.close", json!({})),
-        )
-        .await;
-        // The browser is not our child (the keeper is): wait for it to go,
-        // then force it. The keeper exits once the browser's pipe closes.
-        let pid = *pid;
-        for _ in 0..30 {
-            if !pid.is_some_and(pid_alive) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+    fn headless(&self) -> bool {
+        match &self.owner {
+            Owner::Launched { headless, .. } => *headless,
+            Owner::Context(context) => context.headless(),
+            Owner::Connected => false,
         }
-        if let Some(pid) = pid.filter(|p| pid_alive(*p)) {
-            launch::kill_pid(pid).await;
-        }
-        if let Some(keeper) = child
-            && tokio::time::timeout(Duration::from_millis(1500), keeper.wait())
-                .await
-                .is_err()
-        {
-            let _ = keeper.start_kill();
-            let _ = keeper.wait().await;
-        }
-        if let Some(dir) = temp_profile.take() {
-            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(dir)).await;
+    }
+
+    /// Closes a launched browser (politely, then by force), disposes of a
+    /// context, or disconnects.
+    async fn shutdown(self) {
+        match self.owner {
+            Owner::Launched { mut process, .. } => process.stop(&self.conn).await,
+            Owner::Context(context) => context.dispose().await,
+            Owner::Connected => self.conn.close(),
         }
     }
 }
@@ -230,8 +206,17 @@ pub struct SessionInfo {
     pub browser: String,
     pub endpoint: Option<String>,
     pub executable: Option<String>,
-    /// Process id of a browser webrig launched.
+    /// Process id of a browser webrig launched (a shared browser's for a
+    /// context).
     pub pid: Option<u32>,
+    /// The session's browser context in the shared browser; None for a
+    /// browser of its own (`launch --own-browser`), connected or relay.
+    #[serde(default)]
+    pub context: Option<String>,
+    /// Why the browser is gone (a crash of the shared browser loses every
+    /// context on it: the sessions it lists here were lost).
+    #[serde(default)]
+    pub lost: Option<String>,
     pub tabs: usize,
 }
 
@@ -239,13 +224,23 @@ pub struct SessionState {
     name: String,
     browser: Option<Browser>,
     gone: Option<String>,
+    /// The loss was reported to a command: a context session's next
+    /// command starts a fresh context (and the shared browser if needed).
+    gone_reported: bool,
     closed: bool,
     tabs: Vec<Tab>,
     active: Option<String>,
     next_tab: u32,
     max_tabs: usize,
-    /// Memory a new browser needs available (MiB) before it is started.
+    /// Memory a new browser, or a new context, needs available (MiB)
+    /// before it is started.
     launch_memory_mib: u64,
+    context_memory_mib: u64,
+    /// The daemon's shared browsers, where contexts live.
+    shared: Arc<SharedBrowsers>,
+    /// Browsers of its own by default (plugins' sessions: their guard
+    /// intercepts the whole browser).
+    own_browser: bool,
     /// Shared with the daemon so `close` can cut a stuck command loose.
     interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
     bindings: Arc<Bindings>,
@@ -262,6 +257,8 @@ impl SessionState {
         interrupt: Arc<std::sync::Mutex<Option<Connection>>>,
         bindings: Arc<Bindings>,
         downloads_dir: PathBuf,
+        shared: Arc<SharedBrowsers>,
+        own_browser: bool,
     ) -> Self {
         SessionState {
             devtools: super::devtools::Shared::new(
@@ -274,6 +271,7 @@ impl SessionState {
             name: name.to_string(),
             browser: None,
             gone: None,
+            gone_reported: false,
             closed: false,
             tabs: Vec::new(),
             active: None,
@@ -281,6 +279,9 @@ impl SessionState {
             borrowed: Default::default(),
             max_tabs: limits.tabs_per_session,
             launch_memory_mib: limits.session_memory_mib + limits.min_free_memory_mib,
+            context_memory_mib: limits.context_memory_mib + limits.min_free_memory_mib,
+            shared,
+            own_browser,
             interrupt,
             bindings,
         }
@@ -303,28 +304,25 @@ impl SessionState {
     }
 
     pub fn info(&mut self) -> SessionInfo {
-        let gone = self.check_gone().is_err();
-        let (browser, endpoint, executable) = match &self.browser {
-            None if gone => ("gone", None, None),
-            None => ("none", None, None),
-            Some(b) => (
-                if gone {
-                    "gone"
-                } else if matches!(b.owner, Owner::Launched { .. }) {
-                    "launched"
-                } else {
-                    "connected"
-                },
-                Some(b.endpoint.clone()),
-                b.executable.as_ref().map(|p| p.display().to_string()),
-            ),
-        };
-        let pid = match &self.browser {
-            Some(Browser {
-                owner: Owner::Launched { pid, .. },
-                ..
-            }) => *pid,
-            _ => None,
+        // Listing is not telling a command: a lost context stays lost.
+        let gone = self.detect_gone();
+        let (browser, endpoint, executable, pid, context) = match &self.browser {
+            None if gone => ("gone", None, None, None, None),
+            None => ("none", None, None, None, None),
+            Some(b) => {
+                let (kind, pid, context) = match &b.owner {
+                    Owner::Launched { process, .. } => ("launched", process.pid, None),
+                    Owner::Context(c) => ("launched", c.pid(), Some(c.id().to_string())),
+                    Owner::Connected => ("connected", None, None),
+                };
+                (
+                    if gone { "gone" } else { kind },
+                    Some(b.endpoint.clone()),
+                    b.executable.as_ref().map(|p| p.display().to_string()),
+                    pid,
+                    context,
+                )
+            }
         };
         SessionInfo {
             name: self.name.clone(),
@@ -332,39 +330,98 @@ impl SessionState {
             endpoint,
             executable,
             pid,
+            context,
+            lost: self.gone.clone(),
             tabs: self.tabs.len(),
         }
     }
 
     fn check_gone(&mut self) -> Result<(), ApiError> {
-        if self.gone.is_none() && self.browser.as_mut().is_some_and(Browser::is_gone) {
-            self.gone = Some("the browser exited or its connection dropped".into());
-        }
+        self.detect_gone();
         match &self.gone {
-            Some(why) => Err(browser_gone(&self.name, why)),
+            Some(why) => {
+                let shared = matches!(
+                    self.browser,
+                    Some(Browser {
+                        owner: Owner::Context(_),
+                        ..
+                    })
+                );
+                let mut e = browser_gone(&self.name, why);
+                if shared {
+                    self.gone_reported = true;
+                    e = e.with_hint(
+                        "the session's next command starts it afresh in a new browser context",
+                    );
+                }
+                Err(e)
+            }
             None => Ok(()),
         }
     }
 
-    /// Starts a browser for this session; refuses if one is running.
+    /// Notes whether the browser is gone (and why); true when it is.
+    fn detect_gone(&mut self) -> bool {
+        if self.gone.is_none() && self.browser.as_mut().is_some_and(Browser::is_gone) {
+            let shared = matches!(
+                self.browser,
+                Some(Browser {
+                    owner: Owner::Context(_),
+                    ..
+                })
+            );
+            self.gone = Some(if shared {
+                "the shared browser exited or its connection dropped; the session's tabs, \
+                 cookies and storage were lost with it"
+                    .into()
+            } else {
+                "the browser exited or its connection dropped".into()
+            });
+        }
+        self.gone.is_some()
+    }
+
+    /// Starts a browser for this session (a context in the shared browser
+    /// unless it must have its own); refuses if one is running.
     pub async fn launch(&mut self, opts: &LaunchOptions) -> Result<(), ApiError> {
+        let own = self.own_browser || opts.wants_own_browser();
+        let needed = if !own && self.shared.running(opts.headed).await {
+            self.context_memory_mib
+        } else {
+            self.launch_memory_mib
+        };
         if let Some(available) = crate::config::mem_available_mib()
-            && available < self.launch_memory_mib
+            && available < needed
         {
             return Err(ApiError::new(
                 ErrorCode::LimitExceeded,
                 format!(
                     "not starting a browser for session {:?}: {available} MiB of memory is \
-                     available and a session needs {} MiB (limits.session_memory_mib + \
+                     available and it needs {needed} MiB (limits.{}_memory_mib + \
                      limits.min_free_memory_mib)",
-                    self.name, self.launch_memory_mib
+                    self.name,
+                    if needed == self.context_memory_mib {
+                        "context"
+                    } else {
+                        "session"
+                    }
                 ),
             )
             .with_hint(
                 "close sessions you no longer need (webrig sessions; webrig --session NAME close)",
             ));
         }
-        self.replace_browser(Browser::launch(opts).await?).await
+        if own {
+            return self.replace_browser(Browser::launch(opts).await?).await;
+        }
+        self.refuse_if_running().await?;
+        let context = self.shared.open(opts.headed).await?;
+        self.replace_browser(Browser::context(context)).await?;
+        // A browser starts with a blank page; so does a context.
+        if self.tabs.is_empty() {
+            self.open_tab().await?;
+        }
+        Ok(())
     }
 
     pub async fn connect(&mut self, endpoint: &str) -> Result<(), ApiError> {
@@ -453,22 +510,32 @@ impl SessionState {
 
     /// Re-attaches to the browser an earlier daemon bound to this session.
     pub async fn adopt(&mut self, binding: &Binding) -> Result<(), ApiError> {
-        self.replace_browser(Browser::adopt(binding).await?).await
+        self.replace_browser(Browser::adopt(binding, &self.shared).await?)
+            .await
     }
 
-    async fn replace_browser(&mut self, browser: Browser) -> Result<(), ApiError> {
+    /// Refuses to start a browser for a session that has a live one.
+    async fn refuse_if_running(&mut self) -> Result<(), ApiError> {
         if self.browser.is_some() && self.check_gone().is_ok() {
-            browser.shutdown().await;
             return Err(ApiError::invalid(format!(
                 "session {:?} already has a browser",
                 self.name
             ))
             .with_hint("close it first (webrig close), or pick another --session"));
         }
+        Ok(())
+    }
+
+    async fn replace_browser(&mut self, browser: Browser) -> Result<(), ApiError> {
+        if let Err(e) = self.refuse_if_running().await {
+            browser.shutdown().await;
+            return Err(e);
+        }
         if let Some(old) = self.browser.take() {
             old.shutdown().await;
         }
         self.gone = None;
+        self.gone_reported = false;
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));
@@ -478,7 +545,7 @@ impl SessionState {
             // A browser that refuses (an old one) still works, without downloads.
             tracing::warn!(error = %e, "downloads are not followed");
         }
-        let binding = (browser.endpoint != RELAY_ENDPOINT).then(|| browser.binding());
+        let binding = browser.binding().await;
         self.bindings.set(&self.name, binding);
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {
@@ -592,9 +659,41 @@ impl SessionState {
         }
     }
 
+    /// A context lost with its shared browser whose loss a command was
+    /// told of: whether it was headed.
+    fn lost_context(&mut self) -> Option<bool> {
+        let told = match &self.browser {
+            Some(
+                b @ Browser {
+                    owner: Owner::Context(_),
+                    ..
+                },
+            ) => self.gone_reported || b.conn.closed_was_told(),
+            _ => false,
+        };
+        if !told || !self.detect_gone() {
+            return None;
+        }
+        match &self.browser {
+            Some(Browser {
+                owner: Owner::Context(c),
+                ..
+            }) => Some(!c.headless()),
+            _ => None,
+        }
+    }
+
     async fn ensure_browser(&mut self) -> Result<(), ApiError> {
         if self.browser.is_none() && self.gone.is_none() {
             self.launch(&LaunchOptions::default()).await?;
+        } else if let Some(headed) = self.lost_context() {
+            // Lost with a crash of the shared browser, and told so once: a
+            // fresh context, headed or not as the lost one was.
+            self.launch(&LaunchOptions {
+                headed,
+                ..LaunchOptions::default()
+            })
+            .await?;
         }
         self.check_gone()
     }
@@ -607,10 +706,7 @@ impl SessionState {
         let viewport = match &self.browser {
             // `set viewport` or `set device` wins over the default.
             _ if self.devtools.emulation().viewport.is_some() => None,
-            Some(Browser {
-                owner: Owner::Launched { headless: true, .. },
-                ..
-            }) => Some(super::tab::DEFAULT_VIEWPORT),
+            Some(b) if b.headless() => Some(super::tab::DEFAULT_VIEWPORT),
             _ => None,
         };
         let tab = Tab::attach(
@@ -679,6 +775,10 @@ impl SessionState {
     /// Opens a blank tab and makes it active.
     pub async fn new_tab(&mut self) -> Result<Tab, ApiError> {
         self.ensure_browser().await?;
+        self.open_tab().await
+    }
+
+    async fn open_tab(&mut self) -> Result<Tab, ApiError> {
         if self.tabs.len() >= self.max_tabs {
             return Err(ApiError::new(
                 ErrorCode::LimitExceeded,

@@ -19,6 +19,10 @@ pub struct Binding {
     pub temp_profile: Option<PathBuf>,
     pub headless: bool,
     pub executable: Option<PathBuf>,
+    /// The session's browser context in a shared browser (`endpoint` is
+    /// then the shared browser's keeper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 pub struct Bindings {

@@ -122,6 +122,7 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
             .with_local_files(req.local_files)
             .with_events(req.events.clone());
         let result = finish(entry, cx, req.args, deadline, timeout_ms).await;
+        told(&slot, &result);
         if let (Some(d), Some(action)) = (devtools, action) {
             d.note_action(match &result {
                 Ok(_) => format!("{action} → ok"),
@@ -153,7 +154,19 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
     let cx = Cx::new(state, Some(guard), req.tab, deadline)
         .with_local_files(req.local_files)
         .with_events(req.events.clone());
-    finish(entry, cx, req.args, deadline, timeout_ms).await
+    let result = finish(entry, cx, req.args, deadline, timeout_ms).await;
+    told(&slot, &result);
+    result
+}
+
+/// Notes that the caller was told the session's browser is gone (a lost
+/// context then starts afresh with the next command).
+fn told(slot: &Slot, result: &Result<serde_json::Value, ApiError>) {
+    if let Err(e) = result
+        && e.code() == ErrorCode::BrowserGone
+    {
+        slot.told_gone();
+    }
 }
 
 /// Resolves the tab a per-tab command acts on and takes its place in that

@@ -24,9 +24,15 @@ pub struct Launch {
     /// The browser executable (else WEBRIG_BROWSER, else chromium/chrome on PATH).
     #[arg(long, value_name = "PATH")]
     pub browser_path: Option<PathBuf>,
+    /// A browser of the session's own (full process isolation) instead of
+    /// a browser context in the daemon's shared browser; implied by
+    /// --profile and --browser-path.
+    #[arg(long)]
+    #[serde(default)]
+    pub own_browser: bool,
     /// Use your own browser through the paired webrig extension instead of
     /// starting one (the same as `connect --extension`).
-    #[arg(long, conflicts_with_all = ["headed", "profile", "browser_path"])]
+    #[arg(long, conflicts_with_all = ["headed", "profile", "browser_path", "own_browser"])]
     #[serde(default)]
     pub extension: bool,
 }
@@ -66,6 +72,7 @@ impl Command for Launch {
             profile: self.profile,
             browser_path: self.browser_path,
             extra_args: Vec::new(),
+            own_browser: self.own_browser,
         };
         let session = cx.session()?;
         session.launch(&opts).await?;

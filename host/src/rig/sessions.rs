@@ -76,6 +76,19 @@ impl Slot {
         )
     }
 
+    /// Notes on the session's browser connection that a caller was told it
+    /// is gone.
+    pub fn told_gone(&self) {
+        let conn = self
+            .interrupt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(conn) = conn {
+            conn.told_closed();
+        }
+    }
+
     /// Drops the session's browser connection: a command stuck on it fails
     /// at once (`browser_gone`), releasing the session.
     pub fn interrupt(&self) {
@@ -148,6 +161,8 @@ impl State {
                 interrupt.clone(),
                 self.bindings.clone(),
                 self.home.root().join("downloads").join(name),
+                self.shared.clone(),
+                plugin,
             ))),
             waiting: AtomicUsize::new(0),
             leases: Mutex::new(Leases::default()),
@@ -188,7 +203,10 @@ impl State {
                     tracing::info!(session = %name, error = %e, "its browser is gone; forgetting it");
                     self.remove_session(&name);
                     self.bindings.set(&name, None);
-                    if let Some(dir) = binding.temp_profile.filter(|_| binding.owned)
+                    // A shared browser's profile stays while the browser
+                    // runs (only this session's context is gone).
+                    let running = binding.pid.is_some_and(crate::browser::launch::pid_alive);
+                    if let Some(dir) = binding.temp_profile.filter(|_| binding.owned && !running)
                         && crate::config::trust::check_dir(&dir).is_ok()
                     {
                         let _ = std::fs::remove_dir_all(dir);
@@ -205,5 +223,6 @@ impl State {
             s.state.lock().await.shutdown().await;
         });
         futures_util::future::join_all(closing).await;
+        self.shared.shutdown().await;
     }
 }

@@ -307,8 +307,10 @@ fn openapi_is_served_and_matches_the_committed_file() {
 #[test]
 fn a_restarted_daemon_reattaches_sessions_whose_browser_still_runs() {
     let mut d = Daemon::start().expect("daemon");
+    // Two contexts of the shared browser, and one browser of its own.
     d.ok("keep", "goto", json!({ "url": web().url("nav/b.html") }));
-    let pid = d.ok("lost", "launch", json!({}))["session"]["pid"]
+    d.ok("keep2", "goto", json!({ "url": web().url("nav/a.html") }));
+    let pid = d.ok("lost", "launch", json!({ "own_browser": true }))["session"]["pid"]
         .as_u64()
         .expect("pid");
     let bindings = std::fs::read_to_string(d.home().join("sessions.json")).expect("sessions.json");
@@ -334,6 +336,22 @@ fn a_restarted_daemon_reattaches_sessions_whose_browser_still_runs() {
         "",
         "its history came along"
     );
+    assert_eq!(d.ok("keep2", "title", json!({}))["title"], "Page A");
+    let list = d.ok("x", "sessions", json!({}));
+    let contexts: Vec<&serde_json::Value> = list["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["name"] == "keep" || s["name"] == "keep2")
+        .map(|s| &s["info"])
+        .collect();
+    assert_eq!(contexts.len(), 2, "{list}");
+    assert_eq!(
+        contexts[0]["pid"], contexts[1]["pid"],
+        "one shared browser: {list}"
+    );
+    assert_ne!(contexts[0]["context"], contexts[1]["context"], "{list}");
+    d.ok("keep2", "close", json!({}));
     d.err("lost", "title", json!({}), "not_found");
     let bindings = std::fs::read_to_string(d.home().join("sessions.json")).expect("sessions.json");
     assert!(!bindings.contains("\"lost\""), "{bindings}");

@@ -184,7 +184,9 @@ fn a_killed_browser_is_browser_gone_for_its_session_only() {
     let d = daemon();
     let victim = SessionGuard::new(d, "victim");
     let bystander = SessionGuard::new(d, "bystander");
-    let pid = victim.ok("launch", json!({}))["session"]["pid"]
+    // A browser of its own: a shared one's crash loses every context on
+    // it (`a_crash_of_the_shared_browser_…`).
+    let pid = victim.ok("launch", json!({ "own_browser": true }))["session"]["pid"]
         .as_u64()
         .expect("pid");
     victim.ok("goto", json!({ "url": web().url("nav/a.html") }));

@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_cli;
+mod bench_density;
 mod bench_flood;
 mod bench_macros;
 mod bench_pages;
@@ -25,12 +26,15 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("install") => install(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "cli") => bench_cli::run(&args[2..]),
+        Some("bench") if args.get(1).is_some_and(|a| a == "density") => {
+            bench_density::run(&args[2..])
+        }
         Some("bench") => bench::run(&args[1..]),
         Some("docs") => docs(),
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  install build the plugins, then install webrig with them inside (cargo install; --root DIR)\n  bench   measure the performance targets (release build); bench cli: process start against the previous commit\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  install build the plugins, then install webrig with them inside (cargo install; --root DIR)\n  bench   measure the performance targets (release build); bench cli: process start against the previous commit; bench density: 1 to 100 sessions\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
             );
             return ExitCode::from(2);
         }

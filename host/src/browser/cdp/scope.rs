@@ -331,3 +331,292 @@ impl Inner {
         routes.scopes.get(&context)?.upgrade()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+    use tokio::sync::mpsc;
+
+    use super::super::{CdpError, Connection};
+
+    /// A connection to a scripted browser: every frame webrig sends is
+    /// recorded, answered by `answer` (None: never answered), and `push`
+    /// sends the browser's own frames (events).
+    struct Fake {
+        conn: Connection,
+        sent: mpsc::UnboundedReceiver<Value>,
+        push: mpsc::UnboundedSender<Result<String, ()>>,
+    }
+
+    fn fake(answer: fn(&Value) -> Option<Value>) -> Fake {
+        let (to_browser, mut browser_rx) = mpsc::unbounded_channel::<String>();
+        let (push, from_browser) = mpsc::unbounded_channel::<Result<String, ()>>();
+        let (sent_tx, sent) = mpsc::unbounded_channel();
+        let replies = push.clone();
+        tokio::spawn(async move {
+            while let Some(frame) = browser_rx.recv().await {
+                let frame: Value = serde_json::from_str(&frame).expect("json");
+                if let Some(result) = answer(&frame) {
+                    let reply = json!({ "id": frame["id"], "result": result });
+                    let _ = replies.send(Ok(reply.to_string()));
+                }
+                let _ = sent_tx.send(frame);
+            }
+        });
+        let sink = futures_util::sink::unfold(to_browser, |tx, frame: String| async move {
+            tx.send(frame).map_err(|_| ())?;
+            Ok::<_, ()>(tx)
+        });
+        let stream = futures_util::stream::unfold(from_browser, |mut rx| async move {
+            rx.recv().await.map(|f| (f, rx))
+        });
+        Fake {
+            conn: Connection::from_transport(sink, stream),
+            sent,
+            push,
+        }
+    }
+
+    fn browser(frame: &Value) -> Option<Value> {
+        if frame["params"]["stall"] == true {
+            return None;
+        }
+        match frame["method"].as_str()? {
+            "Target.getTargets" => Some(json!({ "targetInfos": [
+                { "targetId": "TA", "type": "page", "browserContextId": "A" },
+                { "targetId": "TB", "type": "page", "browserContextId": "B" },
+                { "targetId": "TD", "type": "page", "browserContextId": "DEFAULT" },
+            ]})),
+            "Target.createTarget" => Some(json!({ "targetId": "NEW" })),
+            "Never.answered" => None,
+            _ => Some(json!({})),
+        }
+    }
+
+    fn event(session: Option<&str>, method: &str, params: Value) -> Result<String, ()> {
+        let mut e = json!({ "method": method, "params": params });
+        if let Some(s) = session {
+            e["sessionId"] = json!(s);
+        }
+        Ok(e.to_string())
+    }
+
+    fn refused(r: Result<Value, CdpError>) -> bool {
+        matches!(r, Err(CdpError::Protocol { message, .. }) if message.contains("refused"))
+    }
+
+    #[tokio::test]
+    async fn browser_level_calls_are_pinned_to_the_context_or_refused() {
+        let mut f = fake(browser);
+        let a = f.conn.scope("A");
+        a.call(
+            None,
+            "Target.createTarget",
+            json!({ "url": "about:blank", "browserContextId": "B" }),
+        )
+        .await
+        .expect("create");
+        let sent = f.sent.recv().await.expect("sent");
+        assert_eq!(sent["params"]["browserContextId"], "A", "{sent}");
+        a.call(
+            None,
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "deny" }),
+        )
+        .await
+        .expect("downloads");
+        assert_eq!(
+            f.sent.recv().await.expect("sent")["params"]["browserContextId"],
+            "A"
+        );
+
+        let listed = a
+            .call(None, "Target.getTargets", json!({}))
+            .await
+            .expect("list");
+        let ids: Vec<&str> = listed["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["targetId"].as_str())
+            .collect();
+        assert_eq!(ids, ["TA"], "only its own targets");
+        let _ = f.sent.recv().await;
+
+        for method in [
+            "Browser.close",
+            "Browser.crash",
+            "Target.createBrowserContext",
+            "Target.disposeBrowserContext",
+            "Target.getBrowserContexts",
+            "Target.setAutoAttach",
+            "SystemInfo.getInfo",
+            "Storage.clearDataForOrigin",
+            "Fetch.enable",
+        ] {
+            assert!(refused(a.call(None, method, json!({})).await), "{method}");
+        }
+        // Another context's target, the default context's, or an unknown one.
+        for target in ["TB", "TD", "nope"] {
+            let r = a
+                .call(
+                    None,
+                    "Target.attachToTarget",
+                    json!({ "targetId": target, "flatten": true }),
+                )
+                .await;
+            assert!(refused(r), "{target}");
+            assert!(refused(
+                a.call(None, "Target.closeTarget", json!({ "targetId": target }))
+                    .await
+            ));
+        }
+        // Its own target (listed above) is admitted; nothing refused was sent.
+        a.call(None, "Target.closeTarget", json!({ "targetId": "TA" }))
+            .await
+            .expect("own target");
+        let next = f.sent.recv().await.expect("sent");
+        assert_eq!(next["method"], "Target.closeTarget");
+        assert!(
+            f.sent.try_recv().is_err(),
+            "a refused call reached the browser"
+        );
+        // The whole connection is not limited.
+        f.conn
+            .call(None, "Target.createBrowserContext", json!({}))
+            .await
+            .expect("unscoped");
+    }
+
+    #[tokio::test]
+    async fn events_reach_their_own_context_only_and_flat_sessions_are_checked() {
+        let f = fake(browser);
+        let a = f.conn.scope("A");
+        let b = f.conn.scope("B");
+        let (mut ea, mut eb, mut eall) = (a.subscribe(), b.subscribe(), f.conn.subscribe());
+        let push = |e| f.push.send(e).expect("push");
+        push(event(
+            None,
+            "Target.attachedToTarget",
+            json!({
+            "sessionId": "SA", "targetInfo": { "targetId": "TA", "browserContextId": "A" } }),
+        ));
+        push(event(
+            None,
+            "Target.attachedToTarget",
+            json!({
+            "sessionId": "SB", "targetInfo": { "targetId": "TB", "browserContextId": "B" } }),
+        ));
+        push(event(
+            Some("SA"),
+            "Page.frameAttached",
+            json!({ "frameId": "FA" }),
+        ));
+        push(event(
+            None,
+            "Browser.downloadWillBegin",
+            json!({ "frameId": "FA", "guid": "GA" }),
+        ));
+        push(event(
+            None,
+            "Browser.downloadProgress",
+            json!({ "guid": "GA", "state": "inProgress" }),
+        ));
+        push(event(Some("SB"), "Runtime.consoleAPICalled", json!({})));
+        push(event(
+            None,
+            "Target.targetCreated",
+            json!({
+            "targetInfo": { "targetId": "TX", "browserContextId": "OTHER" } }),
+        ));
+
+        let next = |rx: &mut tokio::sync::broadcast::Receiver<_>| {
+            let e: std::sync::Arc<super::super::Event> = rx.try_recv().expect("an event");
+            e.method.clone()
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(
+            [next(&mut ea), next(&mut ea), next(&mut ea), next(&mut ea)],
+            [
+                "Target.attachedToTarget",
+                "Page.frameAttached",
+                "Browser.downloadWillBegin",
+                "Browser.downloadProgress"
+            ]
+        );
+        assert!(ea.try_recv().is_err(), "A saw another context's event");
+        assert_eq!(next(&mut eb), "Target.attachedToTarget");
+        assert_eq!(next(&mut eb), "Runtime.consoleAPICalled");
+        assert!(eb.try_recv().is_err());
+        // Events of no scope go to the whole connection only.
+        assert_eq!(next(&mut eall), "Target.targetCreated");
+        assert!(eall.try_recv().is_err());
+
+        // A flat session must be the scope's own; downloads too.
+        a.call(Some("SA"), "Runtime.evaluate", json!({}))
+            .await
+            .expect("own");
+        assert!(refused(
+            a.call(Some("SB"), "Runtime.evaluate", json!({})).await
+        ));
+        assert!(refused(
+            b.call(Some("SA"), "Runtime.evaluate", json!({})).await
+        ));
+        assert!(refused(
+            b.call(None, "Browser.cancelDownload", json!({ "guid": "GA" }))
+                .await
+        ));
+        a.call(None, "Browser.cancelDownload", json!({ "guid": "GA" }))
+            .await
+            .expect("own download");
+    }
+
+    #[tokio::test]
+    async fn closing_a_scope_fails_its_own_calls_only() {
+        let f = fake(browser);
+        let a = f.conn.scope("A");
+        let b = f.conn.scope("B");
+        let stuck_a = tokio::spawn({
+            let a = a.clone();
+            async move {
+                a.call(None, "Target.getTargets", json!({ "stall": true }))
+                    .await
+            }
+        });
+        // Unanswered: the call stays in flight until A is closed.
+        let f_conn = f.conn.clone();
+        let stuck_b = tokio::spawn(async move {
+            tokio::time::timeout(
+                Duration::from_millis(300),
+                f_conn.call(None, "Never.answered", json!({})),
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        a.close();
+        assert!(a.is_closed());
+        assert!(matches!(
+            a.call(None, "Target.getTargets", json!({})).await,
+            Err(CdpError::Closed)
+        ));
+        assert!(matches!(
+            stuck_a.await.expect("task"),
+            Err(CdpError::Closed)
+        ));
+        assert!(!b.is_closed() && !f.conn.is_closed());
+        b.call(None, "Target.getTargets", json!({}))
+            .await
+            .expect("B goes on");
+        assert!(
+            stuck_b.await.expect("task").is_err(),
+            "the other call was not failed"
+        );
+        // The browser going away closes every scope.
+        f.push.send(Err(())).expect("push");
+        tokio::time::timeout(Duration::from_secs(2), b.closed())
+            .await
+            .expect("B closes with the connection");
+    }
+}

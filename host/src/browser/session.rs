@@ -27,6 +27,11 @@ const PIPE_PREFIX: &str = "pipe:";
 /// and a session binds again with `connect --extension`).
 const RELAY_ENDPOINT: &str = "extension:";
 
+/// How the endpoint of a session on a remote pool reads (`pool:NAME ENDPOINT`,
+/// never the token). Never persisted: its URL holds a token, so a daemon
+/// restart does not re-attach it (see docs/SCALING.md).
+const POOL_PREFIX: &str = "pool:";
+
 enum Owner {
     /// Started by webrig (now, or by an earlier daemon and re-attached):
     /// closed with the session, its throwaway profile deleted.
@@ -87,6 +92,17 @@ impl Browser {
             executable: None,
             owner: Owner::Connected,
         })
+    }
+
+    /// A browser on a remote pool, already connected (`browser::pool`).
+    fn pooled(conn: Connection, placement: &super::pool::Placement) -> Browser {
+        Browser {
+            conn,
+            new_pages: Default::default(),
+            endpoint: format!("{POOL_PREFIX}{} {}", placement.pool, placement.endpoint),
+            executable: None,
+            owner: Owner::Connected,
+        }
     }
 
     /// The user's own browser through the extension relay; new tabs go to
@@ -233,6 +249,9 @@ pub struct SessionInfo {
     /// Process id of a browser webrig launched.
     pub pid: Option<u32>,
     pub tabs: usize,
+    /// The remote pool and endpoint the browser runs on (`launch --pool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<super::pool::Placement>,
 }
 
 pub struct SessionState {
@@ -253,6 +272,8 @@ pub struct SessionState {
     borrowed: std::collections::HashSet<String>,
     /// Routes, emulation, downloads and capture settings, shared with the tabs.
     devtools: Arc<super::devtools::Shared>,
+    /// Where the browser runs when it is on a remote pool.
+    placement: Option<super::pool::Placement>,
 }
 
 impl SessionState {
@@ -283,6 +304,7 @@ impl SessionState {
             launch_memory_mib: limits.session_memory_mib + limits.min_free_memory_mib,
             interrupt,
             bindings,
+            placement: None,
         }
     }
 
@@ -333,7 +355,16 @@ impl SessionState {
             executable,
             pid,
             tabs: self.tabs.len(),
+            pool: self.placement.clone(),
         }
+    }
+
+    /// Where the browser runs, when on a remote pool and not gone.
+    pub fn placement(&mut self) -> Option<&super::pool::Placement> {
+        if self.check_gone().is_err() {
+            return None;
+        }
+        self.placement.as_ref()
     }
 
     fn check_gone(&mut self) -> Result<(), ApiError> {
@@ -370,6 +401,21 @@ impl SessionState {
     pub async fn connect(&mut self, endpoint: &str) -> Result<(), ApiError> {
         self.replace_browser(Browser::connect(endpoint).await?)
             .await
+    }
+
+    /// Binds this session to a browser made on a remote pool at `ws` (a
+    /// secret URL: it holds the pool's token). On any failure the session
+    /// is left without a browser and nothing is persisted.
+    pub async fn connect_pooled(
+        &mut self,
+        ws: &crate::config::pool::Secret,
+        placement: super::pool::Placement,
+    ) -> Result<(), ApiError> {
+        let conn = super::pool::connect(ws, &placement).await?;
+        self.replace_browser(Browser::pooled(conn, &placement))
+            .await?;
+        self.placement = Some(placement);
+        Ok(())
     }
 
     /// Binds this session to the user's browser through the extension.
@@ -469,6 +515,7 @@ impl SessionState {
             old.shutdown().await;
         }
         self.gone = None;
+        self.placement = None;
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));
@@ -478,7 +525,9 @@ impl SessionState {
             // A browser that refuses (an old one) still works, without downloads.
             tracing::warn!(error = %e, "downloads are not followed");
         }
-        let binding = (browser.endpoint != RELAY_ENDPOINT).then(|| browser.binding());
+        let binding = (browser.endpoint != RELAY_ENDPOINT
+            && !browser.endpoint.starts_with(POOL_PREFIX))
+        .then(|| browser.binding());
         self.bindings.set(&self.name, binding);
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {

@@ -162,7 +162,11 @@ pub fn cdp_health(endpoint: &str) -> Result<(), String> {
 /// The WebSocket URL a session's browser is made at on a browserless
 /// endpoint: `/chromium` with the token, the launch options (headless,
 /// args, stealth off) and the session timeout. A secret: it holds the token.
-pub fn browserless_ws(pool: &PoolEntry, endpoint: &str, token: Option<&Secret>) -> Result<Secret, String> {
+pub fn browserless_ws(
+    pool: &PoolEntry,
+    endpoint: &str,
+    token: Option<&Secret>,
+) -> Result<Secret, String> {
     let mut url = url::Url::parse(endpoint).map_err(|_| "is not a URL".to_string())?;
     let scheme = match url.scheme() {
         "http" | "ws" => "ws",
@@ -199,7 +203,10 @@ pub async fn connect(ws: &Secret, placement: &Placement) -> Result<Connection, A
         Ok(Err(e)) => ws.redact(&e.to_string()),
         Err(_) => format!("no browser within {}s", CONNECT_TIMEOUT.as_secs()),
     };
-    let at = format!("endpoint {} of pool {:?}", placement.endpoint, placement.pool);
+    let at = format!(
+        "endpoint {} of pool {:?}",
+        placement.endpoint, placement.pool
+    );
     if reason.contains("429") {
         return Err(busy(&format!("{at} is full ({reason})")));
     }

@@ -204,6 +204,16 @@ impl Browser {
             ..
         } = &mut self.owner
         else {
+            // A pool's browser was made for this session: end it, so the
+            // pool frees its slot now (closing our side alone may leave the
+            // socket open while clones of the connection live on).
+            if self.endpoint.starts_with(POOL_PREFIX) {
+                let _ = tokio::time::timeout(
+                    Duration::from_millis(1000),
+                    self.conn.call(None, "Browser.close", json!({})),
+                )
+                .await;
+            }
             self.conn.close();
             return;
         };

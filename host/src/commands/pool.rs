@@ -55,7 +55,11 @@ impl Command for PoolStatus {
                     (Some(r), Some(c), Some(q)) => format!("\t{r}/{c} running, {q} queued"),
                     _ => String::new(),
                 };
-                let detail = e.detail.as_deref().map(|d| format!("\t{d}")).unwrap_or_default();
+                let detail = e
+                    .detail
+                    .as_deref()
+                    .map(|d| format!("\t{d}"))
+                    .unwrap_or_default();
                 lines.push(format!(
                     "  {}\t{}{load}\t{} session(s) here{detail}",
                     e.endpoint,

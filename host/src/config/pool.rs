@@ -61,7 +61,9 @@ impl std::fmt::Display for Secret {
 }
 
 /// The pool's engine: what its endpoints speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// browserless 2 (`@browserless.io/browserless`): its `/chromium`
@@ -74,7 +76,15 @@ pub enum Engine {
 /// How a `cdp` pool picks among its endpoints (browserless pools always
 /// pick the least loaded by `/pressure`).
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
@@ -213,7 +223,9 @@ pub fn validate(pools: &[PoolEntry]) -> Result<(), String> {
             check_endpoint(name, p.engine, e)?;
         }
         if p.max_sessions == Some(0) {
-            return Err(format!("pool {name:?}: max_sessions must be greater than 0"));
+            return Err(format!(
+                "pool {name:?}: max_sessions must be greater than 0"
+            ));
         }
         if p.engine == Engine::Browserless && p.strategy == Some(Strategy::RoundRobin) {
             return Err(format!(
@@ -385,7 +397,10 @@ mod tests {
         let mut p = parse(OK).expect("parses").remove(0);
         p.token_env = None;
         p.token_file = Some("bl.token".into());
-        assert_eq!(p.token(&home).expect("read").map(|s| s.0), Some("abc".into()));
+        assert_eq!(
+            p.token(&home).expect("read").map(|s| s.0),
+            Some("abc".into())
+        );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
         let err = p.token(&home).expect_err("group-readable");
         assert!(err.contains("others may read it"), "{err}");

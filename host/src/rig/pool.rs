@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::browser::pool::{self as remote, Placement, Probe};
 use crate::browser::SessionState;
+use crate::browser::pool::{self as remote, Placement, Probe};
 use crate::config::pool::{Engine, PoolEntry, Secret, Strategy};
 use crate::error::{ApiError, ErrorCode};
 
@@ -94,7 +94,9 @@ pub fn find(state: &State, name: Option<&str>) -> Result<Option<PoolEntry>, ApiE
     };
     match all.iter().find(|p| p.name == name) {
         Some(p) => Ok(Some(p.clone())),
-        None => Err(ApiError::not_found(format!("no pool {name:?} in config.toml")).with_hint(hint)),
+        None => {
+            Err(ApiError::not_found(format!("no pool {name:?} in config.toml")).with_hint(hint))
+        }
     }
 }
 
@@ -121,7 +123,9 @@ impl State {
         });
         let mut out: HashMap<String, Vec<String>> = HashMap::new();
         for (name, p) in placed.iter().filter(|(_, p)| p.pool == pool) {
-            out.entry(p.endpoint.clone()).or_default().push(name.clone());
+            out.entry(p.endpoint.clone())
+                .or_default()
+                .push(name.clone());
         }
         for names in out.values_mut() {
             names.sort();
@@ -132,7 +136,11 @@ impl State {
     /// Puts `session`'s browser on `pool`: tries its endpoints in order of
     /// room until one gives a browser. `busy` when none can; nothing is
     /// left half made (the session keeps no browser, nothing persisted).
-    pub async fn place(&self, session: &mut SessionState, pool: &PoolEntry) -> Result<(), ApiError> {
+    pub async fn place(
+        &self,
+        session: &mut SessionState,
+        pool: &PoolEntry,
+    ) -> Result<(), ApiError> {
         let token = token(self, pool)?;
         let mine = self.sessions_on(&pool.name);
         let count = |e: &str| mine.get(e).map_or(0, Vec::len);
@@ -143,7 +151,12 @@ impl State {
             .filter(|e| !under_cap(e))
             .map(|e| format!("{e}: this daemon's max_sessions reached"))
             .collect();
-        let open: Vec<String> = pool.endpoints.iter().filter(|e| under_cap(e)).cloned().collect();
+        let open: Vec<String> = pool
+            .endpoints
+            .iter()
+            .filter(|e| under_cap(e))
+            .cloned()
+            .collect();
         let order: Vec<String> = match pool.engine {
             Engine::Browserless => {
                 let probes = probe_all(&open, token.as_ref()).await;
@@ -156,7 +169,11 @@ impl State {
                             p.running,
                             p.max_concurrent,
                             p.queued,
-                            if p.reason.is_empty() { String::new() } else { format!(", {}", p.reason) }
+                            if p.reason.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", {}", p.reason)
+                            }
                         )),
                         Probe::Full(why) => skipped.push(format!("{e}: full ({why})")),
                         Probe::Down(why) => skipped.push(format!("{e}: down ({why})")),
@@ -199,7 +216,9 @@ impl State {
             };
             match session.connect_pooled(&ws, placement.clone()).await {
                 Ok(()) => {
-                    self.pools.placed().insert(session.name().to_string(), placement);
+                    self.pools
+                        .placed()
+                        .insert(session.name().to_string(), placement);
                     return Ok(());
                 }
                 Err(e) => {
@@ -208,7 +227,11 @@ impl State {
                 }
             }
         }
-        let why = format!("no endpoint of pool {:?} took the session: {}", pool.name, skipped.join("; "));
+        let why = format!(
+            "no endpoint of pool {:?} took the session: {}",
+            pool.name,
+            skipped.join("; ")
+        );
         let all_down = !busy && skipped.iter().all(|s| s.contains(": down ("));
         if all_down && !skipped.is_empty() && pool.engine == Engine::Cdp {
             return Err(ApiError::new(ErrorCode::BrowserGone, why)
@@ -235,7 +258,11 @@ impl State {
                     .into_iter()
                     .map(Some)
                     .collect(),
-                (Engine::Cdp, None) => cdp_all(&pool.endpoints).await.into_iter().map(Some).collect(),
+                (Engine::Cdp, None) => cdp_all(&pool.endpoints)
+                    .await
+                    .into_iter()
+                    .map(Some)
+                    .collect(),
             };
             let endpoints = pool
                 .endpoints
@@ -253,7 +280,9 @@ impl State {
                         max_sessions: pool.max_sessions,
                     };
                     match probe {
-                        None => s.detail = Some("not asked: the pool's token cannot be read".into()),
+                        None => {
+                            s.detail = Some("not asked: the pool's token cannot be read".into())
+                        }
                         Some(Probe::Pressure(p)) => {
                             s.health = if p.is_available { "ok" } else { "full" }.into();
                             s.detail = (!p.reason.is_empty()).then(|| p.reason.clone());
@@ -285,9 +314,15 @@ impl State {
 }
 
 /// The WebSocket URL to make a browser at on `endpoint`.
-async fn ws_url(pool: &PoolEntry, endpoint: &str, token: Option<&Secret>) -> Result<Secret, ApiError> {
+async fn ws_url(
+    pool: &PoolEntry,
+    endpoint: &str,
+    token: Option<&Secret>,
+) -> Result<Secret, ApiError> {
     match pool.engine {
-        Engine::Browserless => remote::browserless_ws(pool, endpoint, token).map_err(ApiError::invalid),
+        Engine::Browserless => {
+            remote::browserless_ws(pool, endpoint, token).map_err(ApiError::invalid)
+        }
         Engine::Cdp => {
             let ws = crate::browser::launch::resolve_endpoint(endpoint).await?;
             let Some(t) = token else {

@@ -181,16 +181,30 @@ impl Browserless {
         }
     }
 
-    /// SIGKILL to the whole group (browserless and its Chromiums), once.
+    /// SIGKILL to browserless's process group and to its Chromiums.
     fn kill(&mut self) {
-        if matches!(self.child.try_wait(), Ok(Some(_))) {
-            return;
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .stderr(Stdio::null())
+                .status();
+            let _ = self.child.wait();
         }
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.wait();
+        // Puppeteer starts each Chromium in a process group of its own:
+        // find them by their profile under this instance's TMPDIR.
+        let marker = self.tmp.path().to_string_lossy().into_owned();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&marker) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
     }
 }
 

@@ -26,7 +26,12 @@ const TOKEN: &str = "pool-token-3f9a1c77e2b04d5e";
 fn browserless_dir() -> PathBuf {
     match std::env::var_os("WEBRIG_BROWSERLESS_DIR") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/browserless"),
+        // target/debug/webrig → target/browserless
+        None => webrig_tests::webrig_bin()
+            .parent()
+            .and_then(Path::parent)
+            .map(|t| t.join("browserless"))
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/browserless")),
     }
 }
 

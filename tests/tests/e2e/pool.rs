@@ -227,6 +227,18 @@ fn pool_config(endpoints: &[String]) -> String {
     )
 }
 
+/// A `cdp` pool, round robin, over the same instances' DevTools WebSockets.
+fn cdp_pool_config(endpoints: &[String]) -> String {
+    let list: Vec<String> = endpoints
+        .iter()
+        .map(|e| format!("{:?}", format!("{}/chromium", e.replace("http:", "ws:"))))
+        .collect();
+    format!(
+        "[[pool]]\nname = \"rr\"\nengine = \"cdp\"\nstrategy = \"round-robin\"\nendpoints = [{}]\ntoken_file = \"bl.token\"\n",
+        list.join(", ")
+    )
+}
+
 fn write_token(home: &Path, mode: u32) {
     let path = home.join("bl.token");
     std::fs::write(&path, format!("{TOKEN}\n")).expect("token file");
@@ -260,7 +272,9 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
     // A takes two sessions, B one: the most room goes first, ties to A.
     let a = Browserless::start(&dir, pa, 2);
     let mut b = Browserless::start(&dir, pb, 1);
-    let d = Daemon::start_with_config(&pool_config(&[a.url(), b.url()])).expect("daemon");
+    let urls = [a.url(), b.url()];
+    let config = format!("{}{}", pool_config(&urls), cdp_pool_config(&urls));
+    let d = Daemon::start_with_config(&config).expect("daemon");
     write_token(d.home(), 0o600);
 
     assert_eq!(endpoint_of(&launch(&d, "p1")), a.url());
@@ -375,6 +389,19 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
         d.ok(s, "close", json!({}));
     }
     a.wait_running(0);
+    b.wait_running(0);
+
+    // A plain CDP pool, round robin: one session on each endpoint in turn.
+    let r1 = d.cmd("r1", "launch", json!({ "pool": "rr" }));
+    let r2 = d.cmd("r2", "launch", json!({ "pool": "rr" }));
+    let (e1, e2) = (endpoint_of(&r1), endpoint_of(&r2));
+    assert!(
+        e1.ends_with("/chromium") && e2.ends_with("/chromium") && e1 != e2,
+        "{r1}\n{r2}"
+    );
+    assert_no_token("a cdp pool's session", &format!("{r1}{r2}"));
+    d.ok("r1", "close", json!({}));
+    d.ok("r2", "close", json!({}));
     assert_no_token("the daemon log", &d.log());
     eprintln!("pool test took {:.1}s", started.elapsed().as_secs_f64());
 }

@@ -159,6 +159,36 @@ pub fn cdp_health(endpoint: &str) -> Result<(), String> {
     }
 }
 
+/// The browser WebSocket of a plain CDP endpoint: a `ws(s)://` one as
+/// is, an `http(s)://` one through its `/json/version` (read within the
+/// size cap). The answer must point back at the same host and port: a
+/// hostile endpoint cannot send webrig (and the pool's token) elsewhere.
+/// Blocking.
+pub fn resolve_cdp(endpoint: &str) -> Result<String, String> {
+    let url = url::Url::parse(endpoint).map_err(|_| "is not a URL".to_string())?;
+    if matches!(url.scheme(), "ws" | "wss") {
+        return Ok(endpoint.to_string());
+    }
+    let version = url.join("/json/version").map_err(|e| e.to_string())?;
+    let (_, v) = get_json(version, None)?;
+    let ws = v["webSocketDebuggerUrl"]
+        .as_str()
+        .ok_or("its /json/version has no webSocketDebuggerUrl")?;
+    let parsed =
+        url::Url::parse(ws).map_err(|_| "its webSocketDebuggerUrl is not a URL".to_string())?;
+    // http and ws share port 80 as their default, https and wss 443.
+    let same = matches!(parsed.scheme(), "ws" | "wss")
+        && parsed.host_str() == url.host_str()
+        && parsed.port_or_known_default() == url.port_or_known_default();
+    if !same {
+        return Err(format!(
+            "its webSocketDebuggerUrl points at another host or port ({}); refused",
+            parsed.host_str().unwrap_or("none")
+        ));
+    }
+    Ok(ws.to_string())
+}
+
 /// The WebSocket URL a session's browser is made at on a browserless
 /// endpoint: `/chromium` with the token, the launch options (headless,
 /// args, stealth off) and the session timeout. A secret: it holds the token.
@@ -267,6 +297,52 @@ mod tests {
         assert_eq!(p.free(), 2);
         p.is_available = false;
         assert_eq!(p.free(), 0);
+    }
+
+    /// A loopback server answering every request with `body(its port)`.
+    fn serve(body: impl Fn(u16) -> String + Send + 'static) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { return };
+                let mut buf = [0u8; 4096];
+                let _ = std::io::Read::read(&mut s, &mut buf);
+                let body = body(port);
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        format!("http://127.0.0.1:{port}")
+    }
+
+    #[test]
+    fn a_cdp_endpoint_cannot_send_webrig_and_its_token_elsewhere() {
+        let answer = |host: &'static str, delta: u16| {
+            move |port: u16| {
+                format!(
+                    r#"{{"webSocketDebuggerUrl": "ws://{host}:{}/devtools/browser/x"}}"#,
+                    port + delta
+                )
+            }
+        };
+        let err = resolve_cdp(&serve(answer("10.9.8.7", 0))).expect_err("another host");
+        assert!(err.contains("another host or port"), "{err}");
+        assert!(
+            resolve_cdp(&serve(answer("127.0.0.1", 1))).is_err(),
+            "another port"
+        );
+        let good = serve(answer("127.0.0.1", 0));
+        let ws = resolve_cdp(&good).expect("the same host and port");
+        assert!(ws.starts_with(&good.replace("http:", "ws:")), "{ws}");
+        assert_eq!(
+            resolve_cdp("ws://127.0.0.1:9/devtools/browser/y").expect("ws as is"),
+            "ws://127.0.0.1:9/devtools/browser/y"
+        );
     }
 
     #[tokio::test]

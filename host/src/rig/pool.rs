@@ -324,7 +324,13 @@ async fn ws_url(
             remote::browserless_ws(pool, endpoint, token).map_err(ApiError::invalid)
         }
         Engine::Cdp => {
-            let ws = crate::browser::launch::resolve_endpoint(endpoint).await?;
+            let e = endpoint.to_string();
+            let ws = tokio::task::spawn_blocking(move || remote::resolve_cdp(&e))
+                .await
+                .map_err(|e| ApiError::internal(e.to_string()))?
+                .map_err(|why| {
+                    ApiError::new(ErrorCode::BrowserGone, format!("{endpoint}: {why}"))
+                })?;
             let Some(t) = token else {
                 return Ok(Secret::new(ws));
             };

@@ -64,6 +64,8 @@ pub enum Probe {
     /// It answered: full (429, or `isAvailable` false) or not.
     Pressure(Pressure),
     Full(String),
+    /// It answers (a plain CDP endpoint: no load figures).
+    Up,
     /// It did not answer, or not as a pool would.
     Down(String),
 }

@@ -141,6 +141,13 @@ impl State {
         session: &mut SessionState,
         pool: &PoolEntry,
     ) -> Result<(), ApiError> {
+        if matches!(session.info().browser.as_str(), "launched" | "connected") {
+            return Err(ApiError::invalid(format!(
+                "session {:?} already has a browser",
+                session.name()
+            ))
+            .with_hint("close it first (webrig close), or pick another --session"));
+        }
         let token = token(self, pool)?;
         let mine = self.sessions_on(&pool.name);
         let count = |e: &str| mine.get(e).map_or(0, Vec::len);
@@ -176,11 +183,12 @@ impl State {
                             }
                         )),
                         Probe::Full(why) => skipped.push(format!("{e}: full ({why})")),
+                        Probe::Up => room.push((1, e.clone())),
                         Probe::Down(why) => skipped.push(format!("{e}: down ({why})")),
                     }
                 }
                 // Most room first; a stable sort keeps the listed order on ties.
-                room.sort_by(|a, b| b.0.cmp(&a.0));
+                room.sort_by_key(|r| std::cmp::Reverse(r.0));
                 room.into_iter().map(|(_, e)| e).collect()
             }
             Engine::Cdp => match pool.strategy() {
@@ -294,7 +302,7 @@ impl State {
                             s.health = "full".into();
                             s.detail = Some(why);
                         }
-                        Some(Probe::Down(why)) if why.is_empty() => s.health = "ok".into(),
+                        Some(Probe::Up) => s.health = "ok".into(),
                         Some(Probe::Down(why)) => s.detail = Some(why),
                     }
                     s
@@ -357,7 +365,7 @@ async fn probe_all(endpoints: &[String], token: Option<&Secret>) -> Vec<Probe> {
     out
 }
 
-/// Health of every plain CDP endpoint, at once (`Down("")`: it answers).
+/// Health of every plain CDP endpoint, at once.
 async fn cdp_all(endpoints: &[String]) -> Vec<Probe> {
     let tasks: Vec<_> = endpoints
         .iter()
@@ -369,7 +377,7 @@ async fn cdp_all(endpoints: &[String]) -> Vec<Probe> {
     let mut out = Vec::new();
     for t in tasks {
         out.push(match t.await {
-            Ok(Ok(())) => Probe::Down(String::new()),
+            Ok(Ok(())) => Probe::Up,
             Ok(Err(why)) => Probe::Down(why),
             Err(e) => Probe::Down(e.to_string()),
         });

@@ -286,6 +286,13 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
         a.concurrent
     );
 
+    // A session with a browser is not given a second one.
+    let again = d.err("p1", "launch", json!({ "pool": "bl" }), "invalid_argument");
+    assert!(
+        again.to_string().contains("already has a browser"),
+        "{again}"
+    );
+
     // Both full: busy, with a retry-after, and no session left behind.
     let full = d.cli(&["--session", "p4", "launch", "--pool", "bl"]);
     let stderr = String::from_utf8_lossy(&full.stderr).to_string();

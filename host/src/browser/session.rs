@@ -369,14 +369,6 @@ impl SessionState {
         }
     }
 
-    /// Where the browser runs, when on a remote pool and not gone.
-    pub fn placement(&mut self) -> Option<&super::pool::Placement> {
-        if self.check_gone().is_err() {
-            return None;
-        }
-        self.placement.as_ref()
-    }
-
     fn check_gone(&mut self) -> Result<(), ApiError> {
         if self.gone.is_none() && self.browser.as_mut().is_some_and(Browser::is_gone) {
             self.gone = Some("the browser exited or its connection dropped".into());

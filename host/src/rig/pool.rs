@@ -117,7 +117,12 @@ impl State {
                 return false;
             };
             match slot.state().try_lock() {
-                Ok(mut s) => !s.is_closed() && s.placement() == Some(&*placement),
+                Ok(mut s) => {
+                    let info = s.info();
+                    !s.is_closed()
+                        && info.browser != "gone"
+                        && info.pool.as_ref() == Some(placement)
+                }
                 Err(_) => true,
             }
         });

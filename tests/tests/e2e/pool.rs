@@ -344,6 +344,12 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
     assert_eq!(eps[0]["health"], "full", "{status}");
     assert_eq!(eps[0]["sessions"], json!(["p1", "p2"]), "{status}");
     assert_eq!(eps[1]["sessions"], json!(["p3"]), "{status}");
+    let rr = &status["pools"][1];
+    assert_eq!(rr["strategy"], "round-robin", "{status}");
+    assert_eq!(
+        rr["endpoints"][0]["health"], "ok",
+        "a plain CDP endpoint that answers: {status}"
+    );
     let human = d.cli(&["pool", "status"]);
     assert!(human.status.success(), "{human:?}");
     for (what, text) in [

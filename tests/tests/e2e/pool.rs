@@ -419,6 +419,34 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
     eprintln!("pool test took {:.1}s", started.elapsed().as_secs_f64());
 }
 
+/// A loopback endpoint whose `/pressure` says it has room but whose
+/// WebSocket upgrade answers 429, as a browserless that another client
+/// filled in the meantime.
+fn racing_endpoint() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { return };
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let reply = if head.starts_with("GET /pressure") {
+                let body = r#"{"pressure":{"isAvailable":true,"running":0,"queued":0,"maxConcurrent":1,"maxQueued":0,"reason":""}}"#;
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                "HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n".to_string()
+            };
+            let _ = s.write_all(reply.as_bytes());
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
 /// A loopback endpoint that answers every request with `body`.
 fn hostile_endpoint(body: String) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -483,6 +511,19 @@ fn hostile_pool_config_and_endpoints_are_refused_without_harm() {
     );
     let sessions = d.ok("x", "sessions", json!({}));
     assert!(!sessions.to_string().contains("\"h1\""), "{sessions}");
+
+    // Room by /pressure, but 429 at the WebSocket upgrade: busy too.
+    std::fs::write(home.join("config.toml"), pool_config(&[racing_endpoint()])).expect("config");
+    let e = d.err("h2", "launch", json!({ "pool": "bl" }), "busy");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("429") && m.contains("retry_after")),
+        "{e}"
+    );
+    assert_no_token("the busy error", &e.to_string());
+    let sessions = d.ok("x", "sessions", json!({}));
+    assert!(!sessions.to_string().contains("\"h2\""), "{sessions}");
 
     // An endpoint that is not http(s)/ws(s), a literal token: the config is
     // refused by name, and the literal token is never echoed.

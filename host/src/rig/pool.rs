@@ -245,8 +245,10 @@ impl State {
             pool.name,
             skipped.join("; ")
         );
-        let all_down = !busy && skipped.iter().all(|s| s.contains(": down ("));
-        if all_down && !skipped.is_empty() && pool.engine == Engine::Cdp {
+        // A cdp pool whose every endpoint failed to give a browser (none
+        // full, none at max_sessions) is down, not busy.
+        let capped = skipped.iter().any(|s| s.contains("max_sessions reached"));
+        if pool.engine == Engine::Cdp && !busy && !capped {
             return Err(ApiError::new(ErrorCode::BrowserGone, why)
                 .with_hint("check the endpoints with webrig pool status"));
         }

@@ -525,6 +525,15 @@ fn hostile_pool_config_and_endpoints_are_refused_without_harm() {
     let sessions = d.ok("x", "sessions", json!({}));
     assert!(!sessions.to_string().contains("\"h2\""), "{sessions}");
 
+    // A cdp pool whose only endpoint is dead: browser_gone, not busy.
+    let dead = format!("ws://127.0.0.1:{}/devtools/browser/x", free_port());
+    std::fs::write(
+        home.join("config.toml"),
+        format!("[[pool]]\nname = \"bl\"\nengine = \"cdp\"\nendpoints = [{dead:?}]\n"),
+    )
+    .expect("config");
+    d.err("h3", "launch", json!({ "pool": "bl" }), "browser_gone");
+
     // An endpoint that is not http(s)/ws(s), a literal token: the config is
     // refused by name, and the literal token is never echoed.
     for (config, says) in [

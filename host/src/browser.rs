@@ -15,6 +15,7 @@ pub mod keys;
 pub mod launch;
 pub mod locate;
 pub mod nav;
+pub mod pool;
 pub mod read;
 pub mod relay;
 pub mod session;

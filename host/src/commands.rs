@@ -24,6 +24,7 @@ mod nav;
 pub mod openapi;
 mod plugin_dev;
 mod plugins;
+mod pool;
 mod providers;
 mod read;
 mod relay;
@@ -409,6 +410,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<relay::ExtensionPath>(Extension),
         Entry::of::<relay::ExtensionStatus>(Extension),
         Entry::of::<session::Sessions>(Pages),
+        Entry::of::<pool::PoolStatus>(Pages),
         Entry::of::<session::Close>(Pages),
         Entry::of::<nav::Goto>(Pages),
         Entry::of::<nav::Back>(Pages),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+pub mod pool;
 pub mod trust;
 
 pub const DEFAULT_PORT: u16 = 9377;
@@ -234,6 +235,8 @@ struct ConfigFile {
     plugins: PluginSettings,
     access: Access,
     devtools: Devtools,
+    /// `[[pool]]`: remote browser pools (see [`pool`]).
+    pool: Vec<pool::PoolEntry>,
 }
 
 /// `[access]`: what the daemon lets a token holder on the HTTP API do beyond
@@ -275,6 +278,7 @@ fn read_config(home: &Home) -> anyhow::Result<(PathBuf, ConfigFile)> {
         .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", path.display()))?;
     let file: ConfigFile = toml::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+    pool::validate(&file.pool).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok((path, file))
 }
 

@@ -109,7 +109,9 @@ impl ErrorCode {
             ErrorCode::Timeout => {
                 "what the command waited for did not happen in time; nothing was changed"
             }
-            ErrorCode::Busy => "the session's queue is full; retry later",
+            ErrorCode::Busy => {
+                "the session's queue, or every endpoint of a remote browser pool, is full; retry later"
+            }
             ErrorCode::OutcomeUnknown => {
                 "the command passed its deadline while running; it may or may not have taken effect"
             }

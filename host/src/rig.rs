@@ -1,6 +1,7 @@
 //! The rig: what every door shares. The daemon-wide [`State`] (home,
 //! token, limits, grants, the session table, the plugin host, the macro
-//! engine, the extension's link, pairing) and the plugin→browser bridge.
+//! engine, the extension's link, pairing, remote pool placement) and the
+//! plugin→browser bridge.
 //!
 //! Doors (`daemon/` over HTTP and the Unix socket, MCP) hold an
 //! `Arc<State>` and hand requests to the scheduler
@@ -9,6 +10,7 @@
 mod lease;
 pub mod pairing;
 mod plugin_browser;
+pub mod pool;
 mod sessions;
 
 use std::collections::HashMap;
@@ -46,6 +48,8 @@ pub struct State {
     macros: std::sync::OnceLock<crate::macros::Macros>,
     /// The user's browser through the extension, while it is connected.
     relay: Mutex<Option<Arc<crate::browser::relay::Link>>>,
+    /// Where sessions run on remote pools (`[[pool]]`).
+    pools: pool::Pools,
 }
 
 impl State {
@@ -72,6 +76,7 @@ impl State {
             providers: tokio::sync::OnceCell::new(),
             macros: std::sync::OnceLock::new(),
             relay: Mutex::new(None),
+            pools: pool::Pools::default(),
         })
     }
 

@@ -20,6 +20,7 @@ mod e2e {
     pub mod nav;
     pub mod plugin_install;
     pub mod polyglot;
+    pub mod pool;
     pub mod read;
     pub mod relay;
     pub mod relay_door;

@@ -18,7 +18,7 @@ pub fn dir() -> PathBuf {
     root().join("plugins/examples/js-provider")
 }
 
-fn works(tool: &str) -> bool {
+pub fn works(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
         .stdout(Stdio::null())

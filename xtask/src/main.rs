@@ -10,6 +10,7 @@ mod bench_macros;
 mod bench_pages;
 mod bench_plugins;
 mod bench_workflows;
+mod browserless;
 mod demo;
 mod fuzz;
 mod js_plugin;
@@ -57,6 +58,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     setup::cargo(&["build", "--package", "webrig", "--bin", "webrig"])?;
     // A real MCP client (the official Python SDK, from PyPI) for the MCP tests.
     let mcp_python = mcp_client::ensure_venv()?;
+    // Two browserless instances on loopback for the remote pool tests.
+    let pool = browserless::ensure()?;
     setup::step(&format!(
         "running every test suite (browser: {})",
         browser.display()
@@ -71,6 +74,10 @@ fn test(extra: &[String]) -> Result<(), String> {
     ];
     if let Some(c) = &corpus {
         env.push(("WEBRIG_READABILITY_CORPUS", c.as_os_str()));
+    }
+    if pool {
+        // Installed: the pool tests must run, not skip.
+        env.push(("WEBRIG_EXPECT_POOL", std::ffi::OsStr::new("1")));
     }
     setup::cargo_env(&args, &env)?;
     // The whole suite only: a filtered run is someone narrowing in.

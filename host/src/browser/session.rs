@@ -28,6 +28,11 @@ pub(super) const PIPE_PREFIX: &str = "pipe:";
 /// and a session binds again with `connect --extension`).
 const RELAY_ENDPOINT: &str = "extension:";
 
+/// How the endpoint of a session on a remote pool reads (`pool:NAME ENDPOINT`,
+/// never the token). Never persisted: its URL holds a token, so a daemon
+/// restart does not re-attach it (see docs/SCALING.md).
+const POOL_PREFIX: &str = "pool:";
+
 enum Owner {
     /// A browser of the session's own, started by webrig (now, or by an
     /// earlier daemon and re-attached): closed with the session, its
@@ -90,6 +95,17 @@ impl Browser {
         })
     }
 
+    /// A browser on a remote pool, already connected (`browser::pool`).
+    fn pooled(conn: Connection, placement: &super::pool::Placement) -> Browser {
+        Browser {
+            conn,
+            new_pages: Default::default(),
+            endpoint: format!("{POOL_PREFIX}{} {}", placement.pool, placement.endpoint),
+            executable: None,
+            owner: Owner::Connected,
+        }
+    }
+
     /// The user's own browser through the extension relay; new tabs go to
     /// the tab group `group`.
     pub fn relay(link: &Arc<super::relay::Link>, group: &str) -> Browser {
@@ -146,7 +162,10 @@ impl Browser {
 
     async fn binding(&self) -> Option<Binding> {
         let (owned, pid, temp_profile, headless) = match &self.owner {
-            _ if self.endpoint == RELAY_ENDPOINT => return None,
+            // A pool's URL holds its token: never persisted.
+            _ if self.endpoint == RELAY_ENDPOINT || self.endpoint.starts_with(POOL_PREFIX) => {
+                return None;
+            }
             Owner::Context(context) => return Some(context.binding().await),
             Owner::Launched { process, headless } => {
                 (true, process.pid, process.temp_profile.clone(), *headless)
@@ -193,7 +212,18 @@ impl Browser {
         match self.owner {
             Owner::Launched { mut process, .. } => process.stop(&self.conn).await,
             Owner::Context(context) => context.dispose().await,
-            Owner::Connected => self.conn.close(),
+            Owner::Connected => {
+                // A pool's browser was made for this session: end it, so the
+                // pool frees its slot now.
+                if self.endpoint.starts_with(POOL_PREFIX) {
+                    let _ = tokio::time::timeout(
+                        Duration::from_millis(1000),
+                        self.conn.call(None, "Browser.close", json!({})),
+                    )
+                    .await;
+                }
+                self.conn.close()
+            }
         }
     }
 }
@@ -218,6 +248,9 @@ pub struct SessionInfo {
     #[serde(default)]
     pub lost: Option<String>,
     pub tabs: usize,
+    /// The remote pool and endpoint the browser runs on (`launch --pool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<super::pool::Placement>,
 }
 
 pub struct SessionState {
@@ -248,6 +281,8 @@ pub struct SessionState {
     borrowed: std::collections::HashSet<String>,
     /// Routes, emulation, downloads and capture settings, shared with the tabs.
     devtools: Arc<super::devtools::Shared>,
+    /// Where the browser runs when it is on a remote pool.
+    placement: Option<super::pool::Placement>,
 }
 
 impl SessionState {
@@ -284,6 +319,7 @@ impl SessionState {
             own_browser,
             interrupt,
             bindings,
+            placement: None,
         }
     }
 
@@ -333,6 +369,7 @@ impl SessionState {
             context,
             lost: self.gone.clone(),
             tabs: self.tabs.len(),
+            pool: self.placement.clone(),
         }
     }
 
@@ -427,6 +464,21 @@ impl SessionState {
     pub async fn connect(&mut self, endpoint: &str) -> Result<(), ApiError> {
         self.replace_browser(Browser::connect(endpoint).await?)
             .await
+    }
+
+    /// Binds this session to a browser made on a remote pool at `ws` (a
+    /// secret URL: it holds the pool's token). On any failure the session
+    /// is left without a browser and nothing is persisted.
+    pub async fn connect_pooled(
+        &mut self,
+        ws: &crate::config::pool::Secret,
+        placement: super::pool::Placement,
+    ) -> Result<(), ApiError> {
+        let conn = super::pool::connect(ws, &placement).await?;
+        self.replace_browser(Browser::pooled(conn, &placement))
+            .await?;
+        self.placement = Some(placement);
+        Ok(())
     }
 
     /// Binds this session to the user's browser through the extension.
@@ -536,6 +588,7 @@ impl SessionState {
         }
         self.gone = None;
         self.gone_reported = false;
+        self.placement = None;
         self.tabs.clear();
         self.active = None;
         self.set_interrupt(Some(browser.conn.clone()));

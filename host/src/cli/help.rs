@@ -47,6 +47,9 @@ pub fn parent_about(word: &str) -> &'static str {
         }
         "daemon" => "The background daemon: its status and figures, or stop it",
         "token" => "The daemon's access token: rotate it",
+        "pool" => {
+            "Remote browser pools ([[pool]] in config.toml): each endpoint's load and sessions"
+        }
         _ => "",
     }
 }

@@ -35,6 +35,11 @@ pub struct Launch {
     #[arg(long, conflicts_with_all = ["headed", "profile", "browser_path", "own_browser"])]
     #[serde(default)]
     pub extension: bool,
+    /// Put the browser on this remote pool (`[[pool]]` in config.toml);
+    /// without it, a pool with `default = true` is used, else a local one.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["headed", "profile", "browser_path", "extension"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -61,6 +66,31 @@ impl Command for Launch {
             session.connect_extension(&link).await?;
             return started(session).await;
         }
+        let local = self.headed || self.profile.is_some() || self.browser_path.is_some();
+        if self.pool.is_some() && local {
+            return Err(ApiError::invalid(
+                "--pool runs the browser remotely: it takes no --headed, --profile or --browser-path",
+            ));
+        }
+        let pool = match &self.pool {
+            Some(name) => crate::rig::pool::find(cx.state(), Some(name))?,
+            None if !local => crate::rig::pool::find(cx.state(), None)?,
+            None => None,
+        };
+        if let Some(pool) = pool {
+            let state = cx.state().clone();
+            let session = cx.session()?;
+            if let Err(e) = state.place(session, &pool).await {
+                // Never leave a session made for this launch behind empty.
+                if !session.has_browser() {
+                    let name = session.name().to_string();
+                    session.shutdown().await;
+                    state.remove_session(&name);
+                }
+                return Err(e);
+            }
+            return started(session).await;
+        }
         if self.browser_path.is_some() {
             cx.require_local_files("--browser-path (it runs an executable)")?;
         }
@@ -80,6 +110,12 @@ impl Command for Launch {
     }
 
     fn human(out: &Started) -> String {
+        if let Some(p) = &out.session.pool {
+            return format!(
+                "session {} launched on pool {} ({})",
+                out.session.name, p.pool, p.endpoint
+            );
+        }
         format!(
             "session {} launched {}",
             out.session.name,

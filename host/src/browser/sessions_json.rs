@@ -88,6 +88,7 @@ mod tests {
             temp_profile: None,
             headless: true,
             executable: None,
+            context: Some("CTX".into()),
         };
         Bindings::load(path.clone()).set("work", Some(b.clone()));
         assert_eq!(

@@ -296,6 +296,15 @@ impl Connection {
             None => {
                 self.inner.closed.send_replace(true);
                 self.inner.fail_pending();
+                // Close our half too (a WebSocket's close frame): the far end
+                // (a pool counting its sessions) sees the end now, not when
+                // the last clone of this connection is dropped.
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    let inner = self.inner.clone();
+                    runtime.spawn(async move {
+                        let _ = inner.sink.lock().await.close().await;
+                    });
+                }
             }
         }
     }

@@ -7,6 +7,7 @@
 //!   tree), in total and per session;
 //! - per-command latency (`snapshot`, `eval`, `click`), round robin over
 //!   the live sessions, one command at a time, over HTTP on loopback;
+//! - `eval` throughput with eight clients at once;
 //! - errors (any answer that is not `ok`).
 //!
 //! Sessions are browser contexts of one shared browser unless
@@ -25,8 +26,10 @@ use super::setup;
 
 /// Commands measured at each step, per session visited.
 const ROUNDS: usize = 300;
-/// Commands sent before each measurement and not recorded.
-const WARM_UP: usize = 100;
+/// Commands sent to each session before each measurement and not
+/// recorded (at least [`WARM_UP_MIN`] in all).
+const WARM_UP: usize = 10;
+const WARM_UP_MIN: usize = 100;
 
 struct Client {
     port: u16,
@@ -124,6 +127,9 @@ fn ppid_of(pid: u32) -> Option<u32> {
 struct Step {
     sessions: usize,
     pss_mib: f64,
+    daemon_mib: f64,
+    /// `eval` commands per second with eight clients at once.
+    throughput: f64,
     processes: usize,
     latency: Vec<(&'static str, Duration, Duration)>,
     errors: usize,
@@ -201,6 +207,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         let pids = tree(&roots);
         let pss: u64 = pids.iter().map(|p| pss_kib(*p)).sum();
+        let daemon_mib = pss_kib(daemon_pid) as f64 / 1024.0;
         let mut latency = Vec::new();
         let mut step_errors = 0;
         for (label, command, args) in [
@@ -212,9 +219,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             ),
             ("click", "click", serde_json::json!({ "target": "#intro" })),
         ] {
-            // Warm-up, not recorded: the first round of a command after a
-            // step's page loads pays for code the renderers have not run yet.
-            for i in 0..WARM_UP {
+            // Warm-up, not recorded, for every session alike: each renderer
+            // compiles and tiers up webrig's page code on its own, so a
+            // session's first commands pay for that; what is measured is the
+            // cost of many sessions side by side, not of fresh renderers.
+            for i in 0..(WARM_UP * n).max(WARM_UP_MIN) {
                 client.command(&format!("s{:03}", i % n), command, args.clone());
             }
             let mut samples = Vec::with_capacity(ROUNDS);
@@ -225,6 +234,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             latency.push((label, pct(&mut samples, 50), pct(&mut samples, 99)));
         }
+        // Eight agents at once, each round robin over the sessions.
+        let started = Instant::now();
+        let failed = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for t in 0..8 {
+                let (client, failed) = (&client, &failed);
+                scope.spawn(move || {
+                    for i in 0..ROUNDS / 2 {
+                        let session = format!("s{:03}", (t * 37 + i) % n);
+                        let args = serde_json::json!({ "script": "document.title" });
+                        if !client.command(&session, "eval", args).0 {
+                            failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let throughput = (8 * (ROUNDS / 2)) as f64 / started.elapsed().as_secs_f64();
+        step_errors += failed.into_inner();
         println!(
             "{n} sessions opened in {:.1} s; {} processes; PSS {:.0} MiB",
             opened.as_secs_f64(),
@@ -234,6 +262,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         results.push(Step {
             sessions: n,
             pss_mib: pss as f64 / 1024.0,
+            daemon_mib,
+            throughput,
             processes: pids.len(),
             latency,
             errors: step_errors + std::mem::take(&mut errors),
@@ -284,9 +314,9 @@ fn print_table(results: &[Step], own: bool) {
     };
     println!("\n{mode}; {}", machine());
     println!(
-        "\n| sessions | PSS total | PSS per session | processes | snapshot p50 / p99 | eval p50 / p99 | click p50 / p99 | errors |"
+        "\n| sessions | PSS total | PSS per session | daemon PSS | processes | snapshot p50 / p99 | eval p50 / p99 | click p50 / p99 | eval/s, 8 clients | errors |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for s in results {
         let cell = |label: &str| {
             s.latency
@@ -296,14 +326,16 @@ fn print_table(results: &[Step], own: bool) {
                 .unwrap_or_default()
         };
         println!(
-            "| {} | {:.0} MiB | {:.1} MiB | {} | {} | {} | {} | {} |",
+            "| {} | {:.0} MiB | {:.1} MiB | {:.1} MiB | {} | {} | {} | {} | {:.0} | {} |",
             s.sessions,
             s.pss_mib,
             s.pss_mib / s.sessions as f64,
+            s.daemon_mib,
             s.processes,
             cell("snapshot"),
             cell("eval"),
             cell("click"),
+            s.throughput,
             s.errors
         );
     }

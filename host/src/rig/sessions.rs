@@ -76,15 +76,18 @@ impl Slot {
         )
     }
 
+    /// The session's browser connection, without the session's lock.
+    fn connection(&self) -> Option<Connection> {
+        self.interrupt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Notes on the session's browser connection that a caller was told it
     /// is gone.
     pub fn told_gone(&self) {
-        let conn = self
-            .interrupt
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if let Some(conn) = conn {
+        if let Some(conn) = self.connection() {
             conn.told_closed();
         }
     }
@@ -92,12 +95,7 @@ impl Slot {
     /// Drops the session's browser connection: a command stuck on it fails
     /// at once (`browser_gone`), releasing the session.
     pub fn interrupt(&self) {
-        let conn = self
-            .interrupt
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if let Some(conn) = conn {
+        if let Some(conn) = self.connection() {
             conn.close();
         }
     }

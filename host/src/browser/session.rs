@@ -174,15 +174,8 @@ impl SessionState {
         self.detect_gone();
         match &self.gone {
             Some(why) => {
-                let shared = matches!(
-                    self.browser,
-                    Some(Browser {
-                        owner: Owner::Context(_),
-                        ..
-                    })
-                );
                 let mut e = browser_gone(&self.name, why);
-                if shared {
+                if self.context_headed().is_some() {
                     self.gone_reported = true;
                     e = e.with_hint(
                         "the session's next command starts it afresh in a new browser context",
@@ -197,14 +190,7 @@ impl SessionState {
     /// Notes whether the browser is gone (and why); true when it is.
     fn detect_gone(&mut self) -> bool {
         if self.gone.is_none() && self.browser.as_mut().is_some_and(Browser::is_gone) {
-            let shared = matches!(
-                self.browser,
-                Some(Browser {
-                    owner: Owner::Context(_),
-                    ..
-                })
-            );
-            self.gone = Some(if shared {
+            self.gone = Some(if self.context_headed().is_some() {
                 "the shared browser exited or its connection dropped; the session's tabs, \
                  cookies and storage were lost with it"
                     .into()
@@ -512,18 +498,14 @@ impl SessionState {
     /// A context lost with its shared browser whose loss a command was
     /// told of: whether it was headed.
     fn lost_context(&mut self) -> Option<bool> {
-        let told = match &self.browser {
-            Some(
-                b @ Browser {
-                    owner: Owner::Context(_),
-                    ..
-                },
-            ) => self.gone_reported || b.conn.closed_was_told(),
-            _ => false,
-        };
-        if !told || !self.detect_gone() {
-            return None;
-        }
+        let headed = self.context_headed()?;
+        let told = self.gone_reported || self.browser.as_ref()?.conn.closed_was_told();
+        (told && self.detect_gone()).then_some(headed)
+    }
+
+    /// For a session that is a context of the shared browser: whether it
+    /// is the headed one's. None for every other kind of browser.
+    fn context_headed(&self) -> Option<bool> {
         match &self.browser {
             Some(Browser {
                 owner: Owner::Context(c),

@@ -35,6 +35,26 @@ pub struct Host {
 }
 
 impl Host {
+    fn new(
+        conn: Connection,
+        process: Process,
+        socket: PathBuf,
+        executable: Option<PathBuf>,
+        headless: bool,
+    ) -> Arc<Host> {
+        Arc::new(Host {
+            conn,
+            // Kept beside the process (behind an async lock) so liveness
+            // checks need no lock.
+            pid: process.pid,
+            process: tokio::sync::Mutex::new(process),
+            socket,
+            executable,
+            headless,
+            contexts: AtomicUsize::new(0),
+        })
+    }
+
     fn alive(&self) -> bool {
         !self.conn.is_closed() && self.pid.is_none_or(launch::pid_alive)
     }
@@ -93,15 +113,7 @@ impl SharedBrowsers {
                     ..LaunchOptions::default()
                 };
                 let (process, conn, socket, executable) = Process::of(launch::launch(&opts).await?);
-                let host = Arc::new(Host {
-                    pid: process.pid,
-                    process: tokio::sync::Mutex::new(process),
-                    conn,
-                    socket,
-                    executable: Some(executable),
-                    headless: !headed,
-                    contexts: AtomicUsize::new(0),
-                });
+                let host = Host::new(conn, process, socket, Some(executable), !headed);
                 slot.insert(host).clone()
             }
         };
@@ -152,19 +164,14 @@ impl SharedBrowsers {
                 if !binding.pid.is_some_and(launch::pid_alive) {
                     return Err(gone("the shared browser is no longer running"));
                 }
-                let host = Arc::new(Host {
-                    conn: connect_keeper(&socket).await?,
-                    process: tokio::sync::Mutex::new(Process {
-                        keeper: None,
-                        pid: binding.pid,
-                        temp_profile: binding.temp_profile.clone(),
-                    }),
+                let process = Process {
+                    keeper: None,
                     pid: binding.pid,
-                    socket,
-                    executable: binding.executable.clone(),
-                    headless: binding.headless,
-                    contexts: AtomicUsize::new(0),
-                });
+                    temp_profile: binding.temp_profile.clone(),
+                };
+                let conn = connect_keeper(&socket).await?;
+                let executable = binding.executable.clone();
+                let host = Host::new(conn, process, socket, executable, binding.headless);
                 slot.insert(host).clone()
             }
         };

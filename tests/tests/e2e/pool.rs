@@ -376,8 +376,9 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
                 "args": { "fn": "window.__never === true" }
             }))
         });
+        // Queued or already waiting on the page: either way, B's death
+        // must end it as browser_gone.
         d.wait_queued("p3", 1);
-        std::thread::sleep(Duration::from_millis(300));
         b.kill();
         running.join().expect("joins")
     });
@@ -423,6 +424,31 @@ fn pooled_sessions_spill_fill_fail_alone_and_never_show_the_token() {
 /// WebSocket upgrade answers 429, as a browserless that another client
 /// filled in the meantime.
 fn racing_endpoint() -> String {
+    serve(|head| {
+        if head.starts_with("GET /pressure") {
+            let body = r#"{"pressure":{"isAvailable":true,"running":0,"queued":0,"maxConcurrent":1,"maxQueued":0,"reason":""}}"#;
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        } else {
+            "HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n".to_string()
+        }
+    })
+}
+
+/// A loopback endpoint that answers every request with `body`.
+fn hostile_endpoint(body: String) -> String {
+    serve(move |_| {
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    })
+}
+
+/// A loopback server answering each request (its head) with `reply`.
+fn serve(reply: impl Fn(&str) -> String + Send + 'static) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     std::thread::spawn(move || {
@@ -431,38 +457,7 @@ fn racing_endpoint() -> String {
             let Ok(mut s) = stream else { return };
             let mut buf = [0u8; 4096];
             let n = s.read(&mut buf).unwrap_or(0);
-            let head = String::from_utf8_lossy(&buf[..n]).to_string();
-            let reply = if head.starts_with("GET /pressure") {
-                let body = r#"{"pressure":{"isAvailable":true,"running":0,"queued":0,"maxConcurrent":1,"maxQueued":0,"reason":""}}"#;
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
-                    body.len()
-                )
-            } else {
-                "HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n".to_string()
-            };
-            let _ = s.write_all(reply.as_bytes());
-        }
-    });
-    format!("http://127.0.0.1:{port}")
-}
-
-/// A loopback endpoint that answers every request with `body`.
-fn hostile_endpoint(body: String) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { return };
-            let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            let _ = write!(
-                s,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(body.as_bytes());
+            let _ = s.write_all(reply(&String::from_utf8_lossy(&buf[..n])).as_bytes());
         }
     });
     format!("http://127.0.0.1:{port}")

@@ -194,7 +194,8 @@ fn a_killed_browser_is_browser_gone_for_its_session_only() {
 
     // Kill it while a command is waiting on the page.
     let waiting = std::thread::spawn(|| daemon().cmd("victim", "wait", json!({ "text": "never" })));
-    std::thread::sleep(Duration::from_millis(200));
+    // In line or already waiting: either way the kill must end it.
+    d.wait_queued("victim", 1);
     std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()

@@ -20,7 +20,9 @@ both_transports!(screenshots_of_viewport_full_page_and_element, |s| {
 
     // The viewport's size, read on both sides of the screenshot: a window
     // the user's browser just opened may still be growing its "started
-    // debugging" bar (it animates in), and then the screenshot is taken again.
+    // debugging" bar (it animates in), and the bar comes and goes as other
+    // tests' sessions attach and detach; the screenshot is taken again
+    // until the size held on both sides and the picture has it.
     let viewport =
         || s.ok("eval", json!({ "script": "[innerWidth, innerHeight]" }))["value"].clone();
     let (mut view, mut vp) = (Vec::new(), json!(null));
@@ -33,7 +35,8 @@ both_transports!(screenshots_of_viewport_full_page_and_element, |s| {
         view = std::fs::read(path("view.png")).expect("viewport file");
         assert_eq!(out["bytes"], view.len());
         vp = viewport();
-        if vp == before {
+        let (w, h) = png_size(&view);
+        if vp == before && json!([w, h]) == vp {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));

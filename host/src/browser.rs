@@ -10,6 +10,7 @@ pub mod capture;
 pub mod cdp;
 pub mod devtools;
 pub mod frames;
+pub mod front;
 pub mod keeper;
 pub mod keys;
 pub mod launch;

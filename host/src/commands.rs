@@ -11,6 +11,7 @@
 
 mod actions;
 mod capture;
+mod cdp;
 mod context;
 mod daemon;
 mod devtools;
@@ -411,6 +412,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<relay::ExtensionStatus>(Extension),
         Entry::of::<session::Sessions>(Pages),
         Entry::of::<pool::PoolStatus>(Pages),
+        Entry::of::<cdp::CdpUrl>(Pages),
         Entry::of::<session::Close>(Pages),
         Entry::of::<nav::Goto>(Pages),
         Entry::of::<nav::Back>(Pages),

@@ -6,10 +6,12 @@
 //! its own beyond the limiter. Sessions, the plugin host and pairing codes
 //! live in the rig (`crate::rig`).
 
+mod cdp;
 pub mod extension;
 mod guard;
 mod listen;
 mod routes;
+mod upgrade;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -26,6 +28,8 @@ pub use routes::app;
 pub struct Door {
     rig: Arc<State>,
     limiter: Mutex<guard::Limiter>,
+    /// Room for CDP front-end clients (`cdp`).
+    cdp_clients: Arc<tokio::sync::Semaphore>,
 }
 
 impl Door {
@@ -33,6 +37,7 @@ impl Door {
         Arc::new(Door {
             rig,
             limiter: Mutex::new(guard::Limiter::default()),
+            cdp_clients: Arc::new(tokio::sync::Semaphore::new(cdp::MAX_CLIENTS)),
         })
     }
 

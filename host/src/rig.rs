@@ -12,6 +12,7 @@ pub mod pairing;
 mod plugin_browser;
 pub mod pool;
 mod sessions;
+pub mod tickets;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -50,6 +51,8 @@ pub struct State {
     relay: Mutex<Option<Arc<crate::browser::relay::Link>>>,
     /// Where sessions run on remote pools (`[[pool]]`).
     pools: pool::Pools,
+    /// One-time CDP front-end tickets (`cdp-url`).
+    tickets: tickets::Tickets,
 }
 
 impl State {
@@ -77,6 +80,7 @@ impl State {
             macros: std::sync::OnceLock::new(),
             relay: Mutex::new(None),
             pools: pool::Pools::default(),
+            tickets: tickets::Tickets::default(),
         })
     }
 
@@ -150,6 +154,10 @@ impl State {
             };
             crate::macros::Macros::with_budget(self.home.macros_dir(), budget)
         })
+    }
+
+    pub fn tickets(&self) -> &tickets::Tickets {
+        &self.tickets
     }
 
     pub fn limits(&self) -> &Limits {

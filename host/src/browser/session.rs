@@ -325,6 +325,35 @@ impl SessionState {
         Ok(())
     }
 
+    /// What the CDP front end drives: the session's browser (launched
+    /// now when it has none), its connection and where new pages go.
+    pub async fn seat(
+        &mut self,
+        gates: Arc<super::front::Gates>,
+    ) -> Result<super::front::Seat, ApiError> {
+        self.ensure_browser().await?;
+        if self.tabs.is_empty() && !self.is_relay() {
+            // A client finds a page to drive, as in any browser.
+            self.open_tab().await?;
+        }
+        let relay = self.is_relay();
+        let browser = self
+            .browser
+            .as_ref()
+            .ok_or_else(|| ApiError::internal("no browser"))?;
+        Ok(super::front::Seat {
+            conn: browser.conn.clone(),
+            relay,
+            context: browser
+                .conn
+                .context()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("webrig-{}", self.name)),
+            gates,
+            new_pages: Arc::downgrade(&browser.new_pages),
+        })
+    }
+
     /// Routes, emulation and downloads of this session.
     pub fn devtools(&self) -> &Arc<super::devtools::Shared> {
         &self.devtools

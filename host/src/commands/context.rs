@@ -29,6 +29,8 @@ pub struct HeldTab {
     tab: Tab,
     _queue: OwnedMutexGuard<()>,
     _parallel: tokio::sync::OwnedSemaphorePermit,
+    /// The page, not shared with a CDP client's call while the command runs.
+    _turn: tokio::sync::OwnedRwLockWriteGuard<()>,
 }
 
 impl HeldTab {
@@ -40,11 +42,13 @@ impl HeldTab {
         tab: Tab,
         queue: OwnedMutexGuard<()>,
         parallel: tokio::sync::OwnedSemaphorePermit,
+        turn: tokio::sync::OwnedRwLockWriteGuard<()>,
     ) -> Self {
         HeldTab {
             tab,
             _queue: queue,
             _parallel: parallel,
+            _turn: turn,
         }
     }
 }

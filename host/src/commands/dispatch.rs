@@ -246,7 +246,16 @@ async fn hold_tab(
             ))
         })?
         .map_err(|_| ApiError::internal("the session's tab slots are closed"))?;
-    Ok(HeldTab::new(tab, queue, parallel))
+    // A CDP client's call on the page finishes first; its next waits.
+    let turn = tokio::time::timeout_at(deadline, slot.gates().exclusive(tab.target_id()))
+        .await
+        .map_err(|_| {
+            ApiError::timeout(format!(
+                "a CDP client kept tab {} busy until the deadline; this command did not run",
+                tab.id()
+            ))
+        })?;
+    Ok(HeldTab::new(tab, queue, parallel, turn))
 }
 
 /// A tab action as `inspect` lists it: the command and what it acted on,

@@ -42,13 +42,7 @@ pub async fn connect(AxState(state): AxState<Arc<Door>>, req: Request) -> Respon
     let origin = super::routes::extension_origin(&headers)
         .unwrap_or_default()
         .to_string();
-    let offers_protocol = headers
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|p| p.trim() == PROTOCOL);
-    if !offers_protocol {
+    if !super::upgrade::offered(&headers).any(|p| p == PROTOCOL) {
         return plain(StatusCode::BAD_REQUEST, "speak webrig.v2");
     }
     match paired_origin(&state) {
@@ -61,57 +55,25 @@ pub async fn connect(AxState(state): AxState<Arc<Door>>, req: Request) -> Respon
             );
         }
     }
-    let Some(key) = headers
-        .get(header::SEC_WEBSOCKET_KEY)
-        .map(|k| k.as_bytes().to_vec())
-    else {
-        return plain(StatusCode::BAD_REQUEST, "not a WebSocket handshake");
-    };
-    if !is_upgrade(&headers) {
-        return plain(StatusCode::BAD_REQUEST, "not a WebSocket handshake");
-    }
     // No "already connected" answer here: before its proof a caller is a
     // stranger, and must neither learn that nor take the slot.
-    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
-    let upgrade = hyper::upgrade::on(req);
+    let (resp, upgrade) = match super::upgrade::accept(req, Some(PROTOCOL)) {
+        Ok(x) => x,
+        Err(_) => return plain(StatusCode::BAD_REQUEST, "not a WebSocket handshake"),
+    };
     tokio::spawn(async move {
-        let io = match upgrade.await {
-            Ok(io) => io,
-            Err(e) => {
-                tracing::info!(error = %e, "extension: the upgrade failed");
-                return;
-            }
+        let Some(io) = upgrade.io().await else {
+            return;
         };
         serve_upgraded(state, io).await;
     });
-    let mut resp = StatusCode::SWITCHING_PROTOCOLS.into_response();
-    let h = resp.headers_mut();
-    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-    h.insert(
-        header::SEC_WEBSOCKET_PROTOCOL,
-        HeaderValue::from_static(PROTOCOL),
-    );
-    if let Ok(v) = HeaderValue::from_str(&accept) {
-        h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
-    }
     resp
 }
 
 /// The upgraded socket: the handshake under small frame limits and a
 /// deadline, then (proved, and no other extension connected) the relay.
-async fn serve_upgraded(state: Arc<Door>, io: hyper::upgrade::Upgraded) {
-    use tokio_tungstenite::WebSocketStream;
-    use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
-    let small = WebSocketConfig::default()
-        .max_message_size(Some(handshake::MAX_FRAME))
-        .max_frame_size(Some(handshake::MAX_FRAME));
-    let mut ws = WebSocketStream::from_raw_socket(
-        hyper_util::rt::TokioIo::new(io),
-        Role::Server,
-        Some(small),
-    )
-    .await;
+async fn serve_upgraded(state: Arc<Door>, io: hyper_util::rt::TokioIo<hyper::upgrade::Upgraded>) {
+    let mut ws = super::upgrade::server(io, handshake::MAX_FRAME).await;
     let outcome = handshake::run(
         &mut ws,
         &handshake::Secret::new(&state.token(), state.port()),
@@ -140,11 +102,7 @@ async fn serve_upgraded(state: Arc<Door>, io: hyper::upgrade::Upgraded) {
     }
     // The extension sends nothing between its proof and our `ready`, so no
     // frame is lost in the small-limit stream's buffer when it is unwrapped.
-    let io = ws.into_inner();
-    let big = WebSocketConfig::default()
-        .max_message_size(Some(MAX_FRAME))
-        .max_frame_size(Some(MAX_FRAME));
-    let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(big)).await;
+    let ws = super::upgrade::server(ws.into_inner(), MAX_FRAME).await;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let link = Link::new(tx);
     state.set_relay(link.clone());
@@ -168,16 +126,6 @@ fn failure_delay(state: &Door) -> Duration {
     } else {
         Duration::ZERO
     }
-}
-
-fn is_upgrade(headers: &HeaderMap) -> bool {
-    let has = |name: header::HeaderName, want: &str| {
-        headers.get_all(name).iter().any(|v| {
-            v.to_str()
-                .is_ok_and(|s| s.split(',').any(|p| p.trim().eq_ignore_ascii_case(want)))
-        })
-    };
-    has(header::UPGRADE, "websocket") && has(header::CONNECTION, "upgrade")
 }
 
 /// CORS for the pairing popup: only an extension origin, only `/pair`.

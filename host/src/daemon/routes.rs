@@ -47,6 +47,7 @@ pub fn app(rig: Arc<State>) -> Router {
         )
         .route("/extension", get(super::extension::connect))
         .merge(authed)
+        .merge(super::cdp::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(
@@ -117,7 +118,7 @@ pub fn extension_origin(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Who is calling, for rate limits (see [`Caller`]).
-fn caller(req: &Request) -> Caller {
+pub(super) fn caller(req: &Request) -> Caller {
     match req.extensions().get::<Via>() {
         Some(Via::Local) => Caller::Local,
         _ if extension_origin(req.headers()).is_some() => Caller::Extension,
@@ -314,14 +315,14 @@ fn envelope(resp: CommandResponse) -> Response {
 }
 
 /// A refusal: the error envelope and nothing else (no data, no token).
-fn refuse(code: ErrorCode, message: &str) -> Response {
+pub(super) fn refuse(code: ErrorCode, message: &str) -> Response {
     envelope(CommandResponse::from_result(
         dispatch::new_id(),
         Err(ApiError::new(code, message)),
     ))
 }
 
-fn too_many(retry_after: std::time::Duration) -> Response {
+pub(super) fn too_many(retry_after: std::time::Duration) -> Response {
     let secs = retry_after.as_secs().max(1);
     let mut resp = refuse(
         ErrorCode::LimitExceeded,
@@ -437,7 +438,7 @@ async fn require_token(AxState(state): AxState<Arc<Door>>, req: Request, next: N
     next.run(req).await
 }
 
-fn token_matches(headers: &HeaderMap, token: &str) -> bool {
+pub(super) fn token_matches(headers: &HeaderMap, token: &str) -> bool {
     let Some(given) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

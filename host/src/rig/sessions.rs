@@ -31,6 +31,8 @@ pub struct Slot {
     /// The browser's CDP connection, shared with the session state, reachable
     /// without the session's lock.
     interrupt: Arc<Mutex<Option<Connection>>>,
+    /// Turns on each page between webrig's commands and CDP clients.
+    gates: Arc<crate::browser::front::Gates>,
 }
 
 impl Slot {
@@ -40,6 +42,10 @@ impl Slot {
 
     pub fn parallel(&self) -> &Arc<tokio::sync::Semaphore> {
         &self.parallel
+    }
+
+    pub fn gates(&self) -> &Arc<crate::browser::front::Gates> {
+        &self.gates
     }
 
     /// Counts a command into the line; `None` when more than `max` wait.
@@ -165,6 +171,7 @@ impl State {
             waiting: AtomicUsize::new(0),
             leases: Mutex::new(Leases::default()),
             interrupt,
+            gates: Arc::default(),
         });
         sessions.insert(name.to_string(), session.clone());
         Ok(session)

@@ -5,6 +5,7 @@ mod e2e {
     pub mod actions;
     pub mod authoring;
     pub mod capture;
+    pub mod cdp;
     pub mod cli;
     pub mod cli_help;
     pub mod contexts;

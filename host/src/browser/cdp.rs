@@ -45,14 +45,14 @@ pub struct Event {
     pub params: Value,
 }
 
-type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>;
+type Waiting = Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>;
 type FrameSink = std::pin::Pin<Box<dyn Sink<String, Error = ()> + Send>>;
 
 struct Inner {
     /// Callers write their frame themselves (no writer task): one task hop
     /// less per call, which is a tenth of a warm `eval` here.
     sink: tokio::sync::Mutex<FrameSink>,
-    pending: Pending,
+    pending: Waiting,
     next_id: AtomicU64,
     events: broadcast::Sender<Arc<Event>>,
     closed: Arc<watch::Sender<bool>>,
@@ -206,23 +206,25 @@ impl Connection {
         method: &str,
         params: Value,
     ) -> Result<Value, CdpError> {
-        if self.is_closed() {
-            return Err(CdpError::Closed);
-        }
-        let Some(scope) = &self.scope else {
-            return self.send(session, method, params).await;
-        };
-        let params = scope.admit(&self.inner, session, method, params)?;
-        let answer = self.send(session, method, params).await?;
-        Ok(scope.narrow(session, method, answer))
+        self.start(session, method, params).await?.answer().await
     }
 
-    async fn send(
+    /// Writes the call now; the returned [`Pending`] waits for its answer.
+    /// Calls started one after another reach the browser in that order
+    /// (a client's pipelined input events must not swap).
+    pub async fn start(
         &self,
         session: Option<&str>,
         method: &str,
         params: Value,
-    ) -> Result<Value, CdpError> {
+    ) -> Result<Pending, CdpError> {
+        if self.is_closed() {
+            return Err(CdpError::Closed);
+        }
+        let params = match &self.scope {
+            Some(scope) => scope.admit(&self.inner, session, method, params)?,
+            None => params,
+        };
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut frame = serde_json::json!({ "id": id, "method": method, "params": params });
         if let Some(session) = session {
@@ -233,11 +235,12 @@ impl Connection {
         if let Some(scope) = &self.scope {
             scope.track(id);
         }
-        // Removes the entry if this future is dropped before the answer comes.
-        let _guard = PendingGuard {
-            inner: &self.inner,
-            scope: self.scope.as_deref(),
+        // Removes the entry if the call is dropped before the answer comes.
+        let pending = Pending {
+            conn: self.clone(),
             id,
+            rx: Some(rx),
+            narrow: (session.is_none() && self.scope.is_some()).then(|| method.to_string()),
         };
         let sent = self.inner.sink.lock().await.send(frame.to_string()).await;
         if sent.is_err() {
@@ -246,13 +249,9 @@ impl Connection {
         }
         // The reader may have failed all pending calls between our check and insert.
         if self.is_closed() {
-            self.inner.lock_pending().remove(&id);
             return Err(CdpError::Closed);
         }
-        let started = std::time::Instant::now();
-        let answer = rx.await.unwrap_or(Err(CdpError::Closed));
-        tracing::trace!(method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
-        answer
+        Ok(pending)
     }
 
     /// Every event from now on. Slow subscribers lose the oldest events
@@ -351,16 +350,30 @@ fn first_id() -> u64 {
     u64::from(u32::from_le_bytes(buf) >> 3) + 1
 }
 
-struct PendingGuard<'a> {
-    inner: &'a Inner,
-    scope: Option<&'a scope::Scope>,
+/// A call written to the browser, waiting for its answer.
+pub struct Pending {
+    conn: Connection,
     id: u64,
+    rx: Option<oneshot::Receiver<Result<Value, CdpError>>>,
+    /// A browser-level method whose answer a scope narrows.
+    narrow: Option<String>,
 }
 
-impl Drop for PendingGuard<'_> {
+impl Pending {
+    pub async fn answer(mut self) -> Result<Value, CdpError> {
+        let rx = self.rx.take().ok_or(CdpError::Closed)?;
+        let answer = rx.await.unwrap_or(Err(CdpError::Closed))?;
+        Ok(match (&self.conn.scope, &self.narrow) {
+            (Some(scope), Some(method)) => scope.narrow(None, method, answer),
+            _ => answer,
+        })
+    }
+}
+
+impl Drop for Pending {
     fn drop(&mut self) {
-        self.inner.lock_pending().remove(&self.id);
-        if let Some(scope) = self.scope {
+        self.conn.inner.lock_pending().remove(&self.id);
+        if let Some(scope) = &self.conn.scope {
             scope.untrack(self.id);
         }
     }

@@ -203,6 +203,11 @@ where
 
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.in_flight));
     let conn = client.seat.conn.clone();
+    // One dispatcher writes the client's calls to the browser in the order
+    // they came (pipelined input events must not swap); answers are
+    // awaited side by side. Its calls in flight end with it.
+    let (calls_tx, calls_rx) = mpsc::unbounded_channel();
+    let dispatcher = tokio::spawn(dispatch(client.clone(), calls_rx));
     loop {
         let msg = tokio::select! {
             m = stream.next() => m,
@@ -241,16 +246,59 @@ where
             );
             continue;
         };
-        let c = client.clone();
-        tokio::spawn(async move {
-            c.call(id, call).await;
-            drop(slot);
-        });
+        let _ = calls_tx.send((id, call, slot));
     }
     stop_tx.send_replace(true);
+    dispatcher.abort();
     pump.abort();
     writer.abort();
     client.detach_all().await;
+}
+
+type Queued = (u64, Value, tokio::sync::OwnedSemaphorePermit);
+
+/// Takes the client's calls in order: a plain call on a page's session is
+/// written to the browser before the next one is looked at; calls the
+/// front end answers itself run on their own.
+async fn dispatch(client: Arc<Client>, mut calls: mpsc::UnboundedReceiver<Queued>) {
+    let mut waiting = tokio::task::JoinSet::new();
+    while let Some((id, call, slot)) = calls.recv().await {
+        while waiting.try_join_next().is_some() {}
+        let c = client.clone();
+        match client.plain(&call) {
+            Some((session, page)) => {
+                let method = call["method"].as_str().unwrap_or_default();
+                // A dialog's answer never waits: the call it unblocks may
+                // hold the page while a webrig command waits for it.
+                let turn = match method {
+                    "Page.handleJavaScriptDialog" => None,
+                    _ => Some(client.seat.gates.shared(&page).await),
+                };
+                let params = match &call["params"] {
+                    Value::Null => json!({}),
+                    p => p.clone(),
+                };
+                let started = client.seat.conn.start(Some(&session), method, params).await;
+                // A page entry's calls came without a session; so go the answers.
+                let given = call["sessionId"].as_str().map(str::to_string);
+                waiting.spawn(async move {
+                    let answer = match started {
+                        Ok(pending) => pending.answer().await,
+                        Err(e) => Err(e),
+                    };
+                    drop(turn);
+                    c.answer(id, given.as_deref(), answer.map_err(|e| cdp_error(&e)));
+                    drop(slot);
+                });
+            }
+            None => {
+                waiting.spawn(async move {
+                    c.call(id, call).await;
+                    drop(slot);
+                });
+            }
+        }
+    }
 }
 
 /// The client's outgoing queue, with its byte count.
@@ -389,17 +437,28 @@ impl Client {
         if method == "Target.detachFromTarget" {
             return self.detach_child(session, &params).await;
         }
-        // A dialog's answer never waits: the call it unblocks may hold
-        // the page while a webrig command waits for it.
-        let _turn = match method {
-            "Page.handleJavaScriptDialog" => None,
-            _ => Some(self.seat.gates.shared(&sess.page).await),
-        };
+        // A call that passed after a check (a relay cookie call).
+        let _turn = self.seat.gates.shared(&sess.page).await;
         self.seat
             .conn
             .call(Some(session), method, params)
             .await
             .map_err(|e| cdp_error(&e))
+    }
+
+    /// A call on one of the client's page (or frame) sessions that goes to
+    /// the browser as it is: its session and the page whose turn it takes.
+    fn plain(&self, call: &Value) -> Option<(String, String)> {
+        let method = call["method"].as_str()?;
+        let session = match call["sessionId"].as_str() {
+            Some(s) => s.to_string(),
+            None => lock(&self.page_session).clone()?,
+        };
+        let sess = lock(&self.state).sessions.get(&session).cloned()?;
+        let plain = sess.kind != Kind::Tab
+            && method != "Target.detachFromTarget"
+            && policy::on_session(method, &call["params"], self.seat.relay) == Verdict::Pass;
+        plain.then_some((session, sess.page))
     }
 
     /// A frame's or worker's session detached by the client.
@@ -762,7 +821,13 @@ impl Client {
                 let target = params["targetId"].as_str().unwrap_or_default();
                 let page = target.strip_prefix("tab-").unwrap_or(target);
                 self.info_of(page).await?;
-                pass(conn.call(None, method, json!({"targetId": page})).await)
+                let r = pass(conn.call(None, method, json!({"targetId": page})).await)?;
+                if method == "Target.closeTarget" {
+                    for frame in self.gone(page, false) {
+                        self.send(frame);
+                    }
+                }
+                Ok(r)
             }
             "Storage.getCookies" if self.seat.relay => self.relay_cookies().await,
             "Storage.getCookies"
@@ -902,43 +967,62 @@ impl Client {
                 }
                 frames
             }
-            "Target.targetDestroyed" | "Target.targetCrashed" => {
-                let Some(id) = p["targetId"].as_str() else {
-                    return Vec::new();
-                };
-                let mut state = lock(&self.state);
-                let mut frames = Vec::new();
-                // Emulated tab sessions go with their page.
-                let tabs: Vec<String> = state
-                    .sessions
-                    .iter()
-                    .filter(|(_, s)| s.kind == Kind::Tab && s.page == id)
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                if e.method == "Target.targetDestroyed" {
-                    for s in tabs {
-                        state.sessions.remove(&s);
-                        frames.push(json!({"method": "Target.detachedFromTarget", "params": {"sessionId": s, "targetId": tab_of(id)}}));
-                    }
-                }
-                if state.announced.contains(id)
-                    && let Some(filter) = &state.discover
-                {
-                    if filter.admits("page") {
-                        frames.push(json!({"method": e.method, "params": p}));
-                    }
-                    if filter.admits("tab") && e.method == "Target.targetDestroyed" {
-                        frames
-                            .push(json!({"method": e.method, "params": {"targetId": tab_of(id)}}));
-                    }
-                }
-                if e.method == "Target.targetDestroyed" {
-                    state.announced.remove(id);
-                }
-                frames
-            }
+            "Target.targetDestroyed" | "Target.targetCrashed" => match p["targetId"].as_str() {
+                Some(id) => self.gone(id, e.method == "Target.targetCrashed"),
+                None => Vec::new(),
+            },
             _ => Vec::new(),
         }
+    }
+
+    /// The frames that tell the client page `id` is gone (or crashed):
+    /// its sessions detach, and a discovering client hears of it. Told
+    /// once, whoever reports it first (the browser, or a close the client
+    /// asked for on a transport that reports none).
+    fn gone(&self, id: &str, crashed: bool) -> Vec<Value> {
+        let mut state = lock(&self.state);
+        let mut frames = Vec::new();
+        if !crashed {
+            let mine: Vec<(String, Sess)> = state
+                .sessions
+                .iter()
+                .filter(|(_, s)| s.page == id && s.kind != Kind::Child)
+                .map(|(k, s)| (k.clone(), s.clone()))
+                .collect();
+            for (s, sess) in mine {
+                state.sessions.remove(&s);
+                let target = if sess.kind == Kind::Tab {
+                    tab_of(id)
+                } else {
+                    id.to_string()
+                };
+                frames.push(json!({"method": "Target.detachedFromTarget", "params": {"sessionId": s, "targetId": target}}));
+            }
+        }
+        let method = if crashed {
+            "Target.targetCrashed"
+        } else {
+            "Target.targetDestroyed"
+        };
+        if state.announced.contains(id)
+            && let Some(filter) = &state.discover
+        {
+            let mut params = json!({"targetId": id});
+            if crashed {
+                params["status"] = json!("crashed");
+                params["errorCode"] = json!(0);
+            }
+            if filter.admits("page") {
+                frames.push(json!({"method": method, "params": params}));
+            }
+            if filter.admits("tab") && !crashed {
+                frames.push(json!({"method": method, "params": {"targetId": tab_of(id)}}));
+            }
+        }
+        if !crashed {
+            state.announced.remove(id);
+        }
+        frames
     }
 
     /// Lets go of one of the client's sessions.

@@ -136,6 +136,17 @@ impl Link {
 
     /// One request to the extension.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RelayError> {
+        let (id, rx) = self.send(method, params)?;
+        self.wait(id, rx).await
+    }
+
+    /// Sends a request now (requests sent one after another reach the
+    /// extension in that order); [`Link::wait`] takes its answer.
+    fn send(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<(u64, oneshot::Receiver<Result<Value, RelayError>>), RelayError> {
         if self.is_closed() {
             return Err(RelayError::Gone);
         }
@@ -153,6 +164,14 @@ impl Link {
             self.close();
             return Err(RelayError::Gone);
         }
+        Ok((id, rx))
+    }
+
+    async fn wait(
+        &self,
+        id: u64,
+        rx: oneshot::Receiver<Result<Value, RelayError>>,
+    ) -> Result<Value, RelayError> {
         match tokio::time::timeout(ANSWER_WITHIN, rx).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => Err(RelayError::Gone),
@@ -233,7 +252,19 @@ impl Adapter {
                 frame = frames.recv() => {
                     let Some(frame) = frame else { break };
                     let me = self.clone();
-                    calls.spawn(async move { me.call(frame).await });
+                    // A plain call on a tab is sent before the next frame is
+                    // read: pipelined calls (a client's input events) keep
+                    // their order. The rest runs on its own.
+                    match self.send_plain(&frame) {
+                        Some((id, sent)) => calls.spawn(async move {
+                            let answer = match sent {
+                                Ok((req, rx)) => me.link.wait(req, rx).await,
+                                Err(e) => Err(e),
+                            };
+                            me.reply(id, answer);
+                        }),
+                        None => calls.spawn(async move { me.call(frame).await }),
+                    };
                     while calls.try_join_next().is_some() {}
                 }
                 event = events.recv() => match event {
@@ -281,11 +312,41 @@ impl Adapter {
             Some(session) => self.session_call(session, &method, params).await,
             None => self.browser_call(&method, params).await,
         };
+        self.reply(id, answer);
+    }
+
+    fn reply(&self, id: Value, answer: Result<Value, RelayError>) {
         let frame = match answer {
             Ok(result) => json!({"id": id, "result": result}),
             Err(e) => json!({"id": id, "error": {"code": -32000, "message": e.to_string()}}),
         };
         let _ = self.answers.send(Ok(frame.to_string()));
+    }
+
+    /// Sends a call on a held session that needs no step before it, now;
+    /// None for every other call (answered by [`Adapter::call`]).
+    #[allow(clippy::type_complexity)]
+    fn send_plain(
+        &self,
+        frame: &str,
+    ) -> Option<(
+        Value,
+        Result<(u64, oneshot::Receiver<Result<Value, RelayError>>), RelayError>,
+    )> {
+        let v = serde_json::from_str::<Value>(frame).ok()?;
+        let session = v["sessionId"].as_str()?;
+        let method = v["method"].as_str()?;
+        if matches!(method, "Page.navigate" | "Page.captureScreenshot")
+            || !self.held().sessions.contains(session)
+        {
+            return None;
+        }
+        let params = v.get("params").cloned().unwrap_or(json!({}));
+        let sent = self.link.send(
+            "cdp",
+            json!({"sessionId": session, "method": method, "params": params}),
+        );
+        Some((v["id"].clone(), sent))
     }
 
     async fn session_call(

@@ -428,7 +428,7 @@ impl Client {
             return self.tab_call(session, &sess.page, method, &params).await;
         }
         let relay = self.seat.relay;
-        match policy::on_session(method, &params, relay) {
+        match policy::on_session(method, &params, &sess.page, relay) {
             Verdict::Refuse(why) => return Err(policy::refused(method, why)),
             Verdict::Answer(v) => return Ok(v),
             Verdict::SitesOnly(urls) => self.check_sites(method, &urls).await?,
@@ -457,7 +457,8 @@ impl Client {
         let sess = lock(&self.state).sessions.get(&session).cloned()?;
         let plain = sess.kind != Kind::Tab
             && method != "Target.detachFromTarget"
-            && policy::on_session(method, &call["params"], self.seat.relay) == Verdict::Pass;
+            && policy::on_session(method, &call["params"], &sess.page, self.seat.relay)
+                == Verdict::Pass;
         plain.then_some((session, sess.page))
     }
 

@@ -338,6 +338,31 @@ fn a_raw_client_is_held_to_its_session() {
     );
     assert_eq!(v["result"]["result"]["value"], "/cdp/form.html", "{v}");
 
+    // Events go to the client that asked for them only: a second client
+    // on the same page hears nothing of the first one's console.
+    let mut other = Raw::open(&ticket_url(&a, false), &[]).expect("open a second client");
+    let (_, other_session) = attach_first(&mut other);
+    assert_ne!(other_session, session);
+    raw.call("Runtime.enable", json!({}), Some(&session));
+    raw.call("Runtime.evaluate", json!({ "expression": "console.log('only-for-one')" }), Some(&session));
+    let heard = |r: &Raw| r.events.iter().any(|e| e.to_string().contains("only-for-one"));
+    let until = Instant::now() + Duration::from_secs(10);
+    while !heard(&raw) {
+        raw.call("Browser.getVersion", json!({}), None);
+        assert!(Instant::now() < until, "the asking client hears its console");
+    }
+    // Events come before a later answer, so any leak would be in by now.
+    other.call("Browser.getVersion", json!({}), None);
+    assert!(!heard(&other), "{:?}", other.events);
+    // A page's session may not name another target (another tab's title
+    // and URL), nor detach a session that is not its own.
+    let info = raw.call("Target.getTargetInfo", json!({ "targetId": b_target }), Some(&session));
+    assert!(refused(&info), "{info}");
+    let detach = raw.call("Target.detachFromTarget", json!({ "sessionId": other_session }), Some(&session));
+    assert!(refused(&detach), "{detach}");
+    let v = other.call("Runtime.evaluate", json!({ "expression": "1", "returnByValue": true }), Some(&other_session));
+    assert_eq!(v["result"]["result"]["value"], 1, "{v}");
+
     // Reaching past the session: refused, and the browser goes on.
     for (method, params, on) in [
         ("Browser.close", json!({}), None),

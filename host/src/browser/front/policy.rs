@@ -42,8 +42,6 @@ const TARGET_OWN: &[&str] = &[
 const BROWSER_OWN: &[&str] = &[
     "Browser.getVersion",
     "Browser.getWindowForTarget",
-    "Browser.getWindowBounds",
-    "Browser.setWindowBounds",
     "Browser.setContentsSize",
 ];
 
@@ -61,10 +59,17 @@ const PROFILE_WIDE: &[&str] = &[
     "Storage.overrideQuotaForOrigin",
 ];
 
-/// The verdict on `method` sent on one of the client's sessions. `relay`:
-/// the session drives the user's own browser.
-pub fn on_session(method: &str, params: &Value, relay: bool) -> Verdict {
+/// The verdict on `method` sent on one of the client's sessions of page
+/// target `page`. `relay`: the session drives the user's own browser.
+pub fn on_session(method: &str, params: &Value, page: &str, relay: bool) -> Verdict {
     let domain = method.split('.').next().unwrap_or_default();
+    // A method that names a target may name only the session's own page
+    // (on the user's browser, another tab's title and URL are the user's).
+    if matches!(domain, "Target" | "Browser")
+        && params["targetId"].as_str().is_some_and(|t| t != page)
+    {
+        return Verdict::Refuse("it names a target that is not this page");
+    }
     match domain {
         "Target" if !TARGET_OWN.contains(&method) => {
             Verdict::Refuse("a page's session may not reach other targets")
@@ -208,7 +213,7 @@ mod tests {
         ] {
             for relay in [false, true] {
                 assert!(
-                    matches!(on_session(m, &json!({}), relay), Verdict::Refuse(_)),
+                    matches!(on_session(m, &json!({}), "P", relay), Verdict::Refuse(_)),
                     "{m} relay={relay}"
                 );
             }
@@ -219,25 +224,26 @@ mod tests {
             "Target.setAutoAttach",
             "Browser.getWindowForTarget",
         ] {
-            assert_eq!(on_session(m, &json!({}), false), Verdict::Pass, "{m}");
+            assert_eq!(on_session(m, &json!({}), "P", false), Verdict::Pass, "{m}");
         }
         // The user's own profile: nothing profile-wide, cookies by site.
         assert!(matches!(
-            on_session("Network.getAllCookies", &json!({}), true),
+            on_session("Network.getAllCookies", &json!({}), "P", true),
             Verdict::Refuse(_)
         ));
         assert!(matches!(
-            on_session("Storage.clearDataForOrigin", &json!({}), true),
+            on_session("Storage.clearDataForOrigin", &json!({}), "P", true),
             Verdict::Refuse(_)
         ));
         assert_eq!(
-            on_session("Network.getAllCookies", &json!({}), false),
+            on_session("Network.getAllCookies", &json!({}), "P", false),
             Verdict::Pass
         );
         assert_eq!(
             on_session(
                 "Network.getCookies",
                 &json!({"urls": ["https://bank.example/"]}),
+                "P",
                 true
             ),
             Verdict::SitesOnly(vec!["https://bank.example/".into()])
@@ -246,14 +252,34 @@ mod tests {
             on_session(
                 "Network.setCookie",
                 &json!({"name": "a", "value": "b", "domain": ".x.example"}),
+                "P",
                 true
             ),
             Verdict::SitesOnly(vec!["https://x.example/".into()])
         );
         assert_eq!(
-            on_session("Target.setAutoAttach", &json!({}), true),
+            on_session("Target.setAutoAttach", &json!({}), "P", true),
             Verdict::Answer(json!({}))
         );
+        // Only the page's own target may be named.
+        for m in [
+            "Target.getTargetInfo",
+            "Target.autoAttachRelated",
+            "Browser.getWindowForTarget",
+        ] {
+            assert_eq!(
+                on_session(m, &json!({"targetId": "P"}), "P", true),
+                Verdict::Pass,
+                "{m}"
+            );
+            assert!(
+                matches!(
+                    on_session(m, &json!({"targetId": "OTHER"}), "P", true),
+                    Verdict::Refuse(_)
+                ),
+                "{m}"
+            );
+        }
     }
 
     #[test]

@@ -121,6 +121,9 @@ struct ClientState {
     auto_done: HashMap<String, Arc<tokio::sync::OnceCell<()>>>,
     /// Pages it has heard of through `targetCreated`.
     announced: HashSet<String>,
+    /// Browser contexts it created (a session with a browser of its own):
+    /// disposed, with their pages, when it goes.
+    contexts: HashSet<String>,
 }
 
 /// What goes to the client, in order: answers and synthesized events go
@@ -704,7 +707,6 @@ impl Client {
         let pass = |r: Result<Value, CdpError>| r.map_err(|e| cdp_error(&e));
         match method {
             "Browser.getVersion" => pass(conn.call(None, method, json!({})).await),
-            "Target.getBrowserContexts" => Ok(json!({"browserContextIds": []})),
             "Target.setDiscoverTargets" => {
                 let on = params["discover"].as_bool().unwrap_or(false);
                 let pages = if on {
@@ -807,7 +809,14 @@ impl Client {
             }
             "Target.createTarget" => {
                 let url = params["url"].as_str().unwrap_or("about:blank");
-                let made = pass(conn.call(None, method, json!({"url": url})).await)?;
+                let mut create = json!({"url": url});
+                // In a context this client made, or the session's own.
+                if let Some(id) = params["browserContextId"].as_str()
+                    && lock(&self.state).contexts.contains(id)
+                {
+                    create["browserContextId"] = json!(id);
+                }
+                let made = pass(conn.call(None, method, create).await)?;
                 let target = made["targetId"].as_str().unwrap_or_default().to_string();
                 if let Some(list) = self.seat.new_pages.upgrade() {
                     lock(&list).push(target.clone());
@@ -837,17 +846,42 @@ impl Client {
             | "Browser.grantPermissions"
             | "Browser.resetPermissions"
             | "Browser.setPermission"
-                if !self.seat.relay && self.seat.conn.context().is_some() =>
+                if !self.seat.relay =>
             {
-                // Pinned to the session's context by its connection.
+                // Pinned to the session's context by its connection, or a
+                // browser of the session's own.
                 pass(conn.call(None, method, params).await)
             }
             // Downloads stay in the session's own folder, under its
             // budget: a client's download path is not taken.
             "Browser.setDownloadBehavior" => Ok(json!({})),
+            "Target.createBrowserContext" if self.own_browser() => {
+                let made = pass(conn.call(None, method, params).await)?;
+                if let Some(id) = made["browserContextId"].as_str() {
+                    lock(&self.state).contexts.insert(id.to_string());
+                }
+                Ok(made)
+            }
+            "Target.disposeBrowserContext" if self.own_browser() => {
+                let id = params["browserContextId"].as_str().unwrap_or_default();
+                if !lock(&self.state).contexts.remove(id) {
+                    return Err(policy::refused(
+                        method,
+                        "only a context this client created",
+                    ));
+                }
+                pass(
+                    conn.call(None, method, json!({"browserContextId": id}))
+                        .await,
+                )
+            }
+            "Target.getBrowserContexts" => {
+                let mine: Vec<String> = lock(&self.state).contexts.iter().cloned().collect();
+                Ok(json!({"browserContextIds": mine}))
+            }
             "Target.createBrowserContext" => Err(policy::refused(
                 method,
-                "a webrig session is one browser context; for another, start another session (webrig launch --session NAME) and connect to it",
+                "this session is one browser context of a shared browser (or your own browser); for another, start another session (webrig launch --session NAME, or --own-browser for contexts of its own) and connect to it",
             )),
             "Browser.close" => Err(policy::refused(
                 method,
@@ -1044,10 +1078,33 @@ impl Client {
     /// The client went: every page session it attached is detached (their
     /// frames' sessions go with them); the pages stay the session's.
     async fn detach_all(&self) {
-        let sessions: Vec<(String, Sess)> = lock(&self.state).sessions.drain().collect();
+        let (sessions, contexts): (Vec<(String, Sess)>, Vec<String>) = {
+            let mut state = lock(&self.state);
+            (
+                state.sessions.drain().collect(),
+                state.contexts.drain().collect(),
+            )
+        };
         for (id, sess) in sessions {
             self.release(&id, &sess).await;
         }
+        for id in contexts {
+            let _ = self
+                .seat
+                .conn
+                .call(
+                    None,
+                    "Target.disposeBrowserContext",
+                    json!({"browserContextId": id}),
+                )
+                .await;
+        }
+    }
+
+    /// The session has a browser of its own (launched apart, connected,
+    /// pooled): new contexts in it stay the session's.
+    fn own_browser(&self) -> bool {
+        !self.seat.relay && self.seat.conn.context().is_none()
     }
 }
 

@@ -344,23 +344,46 @@ fn a_raw_client_is_held_to_its_session() {
     let (_, other_session) = attach_first(&mut other);
     assert_ne!(other_session, session);
     raw.call("Runtime.enable", json!({}), Some(&session));
-    raw.call("Runtime.evaluate", json!({ "expression": "console.log('only-for-one')" }), Some(&session));
-    let heard = |r: &Raw| r.events.iter().any(|e| e.to_string().contains("only-for-one"));
+    raw.call(
+        "Runtime.evaluate",
+        json!({ "expression": "console.log('only-for-one')" }),
+        Some(&session),
+    );
+    let heard = |r: &Raw| {
+        r.events
+            .iter()
+            .any(|e| e.to_string().contains("only-for-one"))
+    };
     let until = Instant::now() + Duration::from_secs(10);
     while !heard(&raw) {
         raw.call("Browser.getVersion", json!({}), None);
-        assert!(Instant::now() < until, "the asking client hears its console");
+        assert!(
+            Instant::now() < until,
+            "the asking client hears its console"
+        );
     }
     // Events come before a later answer, so any leak would be in by now.
     other.call("Browser.getVersion", json!({}), None);
     assert!(!heard(&other), "{:?}", other.events);
     // A page's session may not name another target (another tab's title
     // and URL), nor detach a session that is not its own.
-    let info = raw.call("Target.getTargetInfo", json!({ "targetId": b_target }), Some(&session));
+    let info = raw.call(
+        "Target.getTargetInfo",
+        json!({ "targetId": b_target }),
+        Some(&session),
+    );
     assert!(refused(&info), "{info}");
-    let detach = raw.call("Target.detachFromTarget", json!({ "sessionId": other_session }), Some(&session));
+    let detach = raw.call(
+        "Target.detachFromTarget",
+        json!({ "sessionId": other_session }),
+        Some(&session),
+    );
     assert!(refused(&detach), "{detach}");
-    let v = other.call("Runtime.evaluate", json!({ "expression": "1", "returnByValue": true }), Some(&other_session));
+    let v = other.call(
+        "Runtime.evaluate",
+        json!({ "expression": "1", "returnByValue": true }),
+        Some(&other_session),
+    );
     assert_eq!(v["result"]["result"]["value"], 1, "{v}");
 
     // Reaching past the session: refused, and the browser goes on.
@@ -649,4 +672,62 @@ fn a_client_that_does_not_read_is_dropped_and_nothing_else_stalls() {
         "the connection ends"
     );
     s.ok("eval", json!({ "script": "1" }));
+}
+
+#[test]
+fn a_client_makes_contexts_only_in_a_browser_of_the_sessions_own() {
+    // A session in the shared browser is one context: no more.
+    let shared = session!();
+    let mut raw = Raw::open(&ticket_url(&shared, false), &[]).expect("open");
+    assert!(refused(&raw.call(
+        "Target.createBrowserContext",
+        json!({}),
+        None
+    )));
+
+    // A session with a browser of its own: contexts the client makes are
+    // the client's, and go when it goes.
+    let own = SessionGuard::new(daemon(), "cdp-own-browser");
+    own.ok("launch", json!({ "own_browser": true }));
+    let mut raw = Raw::open(&ticket_url(&own, false), &[]).expect("open");
+    let made = raw.call("Target.createBrowserContext", json!({}), None);
+    let context = made["result"]["browserContextId"]
+        .as_str()
+        .expect("a context")
+        .to_string();
+    let listed = raw.call("Target.getBrowserContexts", json!({}), None);
+    assert_eq!(listed["result"]["browserContextIds"], json!([context]));
+    let page = raw.call(
+        "Target.createTarget",
+        json!({ "url": web().url("cdp/form.html"), "browserContextId": context }),
+        None,
+    );
+    let page = page["result"]["targetId"]
+        .as_str()
+        .expect("a page")
+        .to_string();
+    let targets = raw.call("Target.getTargets", json!({}), None);
+    assert!(targets.to_string().contains(&page), "{targets}");
+    assert!(
+        refused(&raw.call(
+            "Target.disposeBrowserContext",
+            json!({ "browserContextId": "0123" }),
+            None
+        )),
+        "only its own contexts"
+    );
+    drop(raw);
+    let mut after = Raw::open(&ticket_url(&own, false), &[]).expect("open");
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let targets = after.call("Target.getTargets", json!({}), None);
+        if !targets.to_string().contains(&page) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the client's context outlived it: {targets}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -908,13 +908,11 @@ impl Client {
         }
         // The tab's debuggee: the extension attaches each tab once.
         let session = self.attach_page(page).await.map_err(|e| cdp_error(&e))?;
-        let r = self
-            .seat
+        self.seat
             .conn
             .call(Some(&session), "Network.getCookies", json!({"urls": urls}))
             .await
-            .map_err(|e| cdp_error(&e));
-        r
+            .map_err(|e| cdp_error(&e))
     }
 
     /// An event from the session's browser, as the client should see it.

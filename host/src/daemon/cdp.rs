@@ -81,23 +81,27 @@ enum What {
 }
 
 /// The session a request may use, or the refusal.
-fn admit(state: &Door, key: &str, req: &Request, by_ticket: bool) -> Result<String, Response> {
+fn admit(state: &Door, key: &str, req: &Request, by_ticket: bool) -> Result<String, Box<Response>> {
     if by_ticket {
         return state.tickets().redeem(key).ok_or_else(|| {
-            unauthorized(
+            Box::new(unauthorized(
                 state,
                 req,
                 "this CDP ticket is unknown, spent or expired; get a new URL with webrig cdp-url",
-            )
+            ))
         });
     }
     if !(token_matches(req.headers(), &state.token())
         || protocol_token(req.headers(), &state.token()))
     {
-        return Err(unauthorized(state, req, "missing or wrong bearer token"));
+        return Err(Box::new(unauthorized(
+            state,
+            req,
+            "missing or wrong bearer token",
+        )));
     }
     if let Err(e) = crate::commands::envelope::check_session_name(key) {
-        return Err(refuse(ErrorCode::InvalidArgument, e.message()));
+        return Err(Box::new(refuse(ErrorCode::InvalidArgument, e.message())));
     }
     Ok(key.to_string())
 }
@@ -161,7 +165,7 @@ async fn discovery(
 ) -> Response {
     let name = match admit(&state, &key, &req, by_ticket) {
         Ok(n) => n,
-        Err(resp) => return resp,
+        Err(resp) => return *resp,
     };
     let seat = match seat(&state, &name).await {
         Ok(s) => s,
@@ -264,7 +268,7 @@ async fn devtools(
     };
     let name = match admit(&state, &key, &req, by_ticket) {
         Ok(n) => n,
-        Err(resp) => return resp,
+        Err(resp) => return *resp,
     };
     let seat = match seat(&state, &name).await {
         Ok(s) => s,
@@ -275,7 +279,7 @@ async fn devtools(
         .then_some(PROTOCOL);
     let (resp, upgrade) = match super::upgrade::accept(req, protocol) {
         Ok(x) => x,
-        Err(resp) => return resp,
+        Err(resp) => return *resp,
     };
     tokio::spawn(async move {
         let Some(ws) = upgrade.websocket(front::Limits::default().max_frame).await else {

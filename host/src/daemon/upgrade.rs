@@ -70,10 +70,14 @@ pub async fn server(io: TokioIo<hyper::upgrade::Upgraded>, max_frame: usize) -> 
 pub fn accept(
     req: Request,
     protocol: Option<&'static str>,
-) -> Result<(Response, Pending), Response> {
+) -> Result<(Response, Pending), Box<Response>> {
     let key = match req.headers().get(header::SEC_WEBSOCKET_KEY) {
         Some(k) if is_websocket(req.headers()) => k.as_bytes().to_vec(),
-        _ => return Err((StatusCode::BAD_REQUEST, "not a WebSocket handshake").into_response()),
+        _ => {
+            return Err(Box::new(
+                (StatusCode::BAD_REQUEST, "not a WebSocket handshake").into_response(),
+            ));
+        }
     };
     let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
     let pending = Pending(hyper::upgrade::on(req));

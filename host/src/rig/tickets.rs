@@ -51,7 +51,7 @@ impl Tickets {
 
     #[cfg(test)]
     fn age(&self, by: Duration) {
-        for (_, until) in self.live.lock().unwrap().values_mut() {
+        for (_, until) in self.live.lock().expect("lock").values_mut() {
             *until -= by;
         }
     }
@@ -74,9 +74,9 @@ mod tests {
         assert_eq!(t.redeem(""), None);
         // Minting many keeps the table bounded; the newest still work.
         let all: Vec<String> = (0..MAX_TICKETS + 10)
-            .map(|_| t.mint("s").unwrap())
+            .map(|_| t.mint("s").expect("mint"))
             .collect();
-        assert!(t.live.lock().unwrap().len() <= MAX_TICKETS);
-        assert_eq!(t.redeem(all.last().unwrap()).as_deref(), Some("s"));
+        assert!(t.live.lock().expect("lock").len() <= MAX_TICKETS);
+        assert_eq!(t.redeem(all.last().expect("minted")).as_deref(), Some("s"));
     }
 }

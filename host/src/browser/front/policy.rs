@@ -121,14 +121,15 @@ fn cookie_urls(method: &str, p: &Value) -> Vec<String> {
         }
     };
     match method {
-        "Network.getCookies" => match p["urls"].as_array() {
-            Some(list) => urls.extend(
-                list.iter()
-                    .map(|u| u.as_str().unwrap_or_default().to_string()),
-            ),
-            // Without urls: the page's own (Chrome's default), allowed.
-            None => {}
-        },
+        // Without urls: the page's own (Chrome's default), allowed.
+        "Network.getCookies" => {
+            if let Some(list) = p["urls"].as_array() {
+                urls.extend(
+                    list.iter()
+                        .map(|u| u.as_str().unwrap_or_default().to_string()),
+                );
+            }
+        }
         "Network.setCookies" => p["cookies"]
             .as_array()
             .into_iter()

@@ -275,7 +275,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The CPU, cores, memory and date, for the record.
-fn machine() -> String {
+pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {

@@ -3,6 +3,7 @@
 //! manager when possible) and says what it did.
 
 mod bench;
+mod bench_cdp;
 mod bench_cli;
 mod bench_density;
 mod bench_flood;
@@ -10,11 +11,11 @@ mod bench_macros;
 mod bench_pages;
 mod bench_plugins;
 mod bench_workflows;
-mod browserless;
 mod demo;
 mod fuzz;
 mod js_plugin;
 mod mcp_client;
+mod npm;
 mod rig;
 mod setup;
 
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(),
         Some("install") => install(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "cli") => bench_cli::run(&args[2..]),
+        Some("bench") if args.get(1).is_some_and(|a| a == "cdp") => bench_cdp::run(&args[2..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "density") => {
             bench_density::run(&args[2..])
         }
@@ -35,7 +37,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  install build the plugins, then install webrig with them inside (cargo install; --root DIR)\n  bench   measure the performance targets (release build); bench cli: process start against the previous commit; bench density: 1 to 100 sessions\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
+                "usage: cargo xtask <command>\n\n  demo    the main job end to end on the bundled fixture web\n  test    install what is missing, build, run every test suite\n  install build the plugins, then install webrig with them inside (cargo install; --root DIR)\n  bench   measure the performance targets (release build); bench cli: process start against the previous commit; bench density: 1 to 100 sessions; bench cdp: Playwright through the CDP front end against direct\n  docs    regenerate docs/SURFACE.md and docs/openapi.json from the command registry\n  fuzz    fuzz the request envelope and @macro expressions for a bounded time (--target T, --seconds N, default 60 each)"
             );
             return ExitCode::from(2);
         }
@@ -59,7 +61,9 @@ fn test(extra: &[String]) -> Result<(), String> {
     // A real MCP client (the official Python SDK, from PyPI) for the MCP tests.
     let mcp_python = mcp_client::ensure_venv()?;
     // Two browserless instances on loopback for the remote pool tests.
-    let pool = browserless::ensure()?;
+    let pool = npm::BROWSERLESS.ensure()?;
+    // Playwright and Puppeteer for the CDP front end tests.
+    let cdp_clients = npm::CDP_CLIENTS.ensure()?;
     setup::step(&format!(
         "running every test suite (browser: {})",
         browser.display()
@@ -75,9 +79,14 @@ fn test(extra: &[String]) -> Result<(), String> {
     if let Some(c) = &corpus {
         env.push(("WEBRIG_READABILITY_CORPUS", c.as_os_str()));
     }
-    if pool {
+    if pool.is_some() {
         // Installed: the pool tests must run, not skip.
         env.push(("WEBRIG_EXPECT_POOL", std::ffi::OsStr::new("1")));
+    }
+    if let Some(dir) = &cdp_clients {
+        // Installed: the CDP client tests must run, not skip.
+        env.push(("WEBRIG_CDP_CLIENTS", dir.as_os_str()));
+        env.push(("WEBRIG_EXPECT_CDP_CLIENTS", std::ffi::OsStr::new("1")));
     }
     setup::cargo_env(&args, &env)?;
     // The whole suite only: a filtered run is someone narrowing in.

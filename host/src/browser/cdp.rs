@@ -59,6 +59,9 @@ struct Inner {
     /// Which browser context each target, frame, flat session and download
     /// belongs to, for the scopes on this connection (empty without any).
     routes: Mutex<scope::Routes>,
+    /// Calls whose answers travel with the events (see [`Connection::start_in_line`]),
+    /// and the scope whose subscribers get them.
+    in_line: Mutex<HashMap<u64, Option<Arc<scope::Scope>>>>,
 }
 
 /// A cheap-to-clone handle on one browser connection, or on one browser
@@ -175,6 +178,7 @@ impl Connection {
             events,
             closed: closed.clone(),
             routes: Mutex::default(),
+            in_line: Mutex::default(),
         });
 
         let weak = Arc::downgrade(&inner);
@@ -212,7 +216,7 @@ impl Connection {
     /// Writes the call now; the returned [`Pending`] waits for its answer.
     /// Calls started one after another reach the browser in that order
     /// (a client's pipelined input events must not swap).
-    pub async fn start(
+    async fn start(
         &self,
         session: Option<&str>,
         method: &str,
@@ -252,6 +256,63 @@ impl Connection {
             return Err(CdpError::Closed);
         }
         Ok(pending)
+    }
+
+    /// Writes a call whose answer comes to this connection's subscribers
+    /// (see [`Inner::answer_in_line`]) in the order the browser sent it
+    /// among the events, not to the caller: a relay of the browser's
+    /// frames (the CDP front end) keeps their order. The call's id.
+    /// `before` learns the id before the frame is written (the answer may
+    /// come at once).
+    pub async fn start_in_line(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        before: impl FnOnce(u64),
+    ) -> Result<(), CdpError> {
+        if self.is_closed() {
+            return Err(CdpError::Closed);
+        }
+        let params = match &self.scope {
+            Some(scope) => scope.admit(&self.inner, session, method, params)?,
+            None => params,
+        };
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut frame = serde_json::json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            frame["sessionId"] = Value::String(session.to_string());
+        }
+        self.inner
+            .in_line
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, self.scope.clone());
+        before(id);
+        if self
+            .inner
+            .sink
+            .lock()
+            .await
+            .send(frame.to_string())
+            .await
+            .is_err()
+        {
+            self.forget_in_line(id);
+            self.close();
+            return Err(CdpError::Closed);
+        }
+        Ok(())
+    }
+
+    /// Drops a call started with [`Connection::start_in_line`] whose answer
+    /// nobody waits for any more.
+    pub fn forget_in_line(&self, id: u64) {
+        self.inner
+            .in_line
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
     }
 
     /// Every event from now on. Slow subscribers lose the oldest events
@@ -351,7 +412,7 @@ fn first_id() -> u64 {
 }
 
 /// A call written to the browser, waiting for its answer.
-pub struct Pending {
+struct Pending {
     conn: Connection,
     id: u64,
     rx: Option<oneshot::Receiver<Result<Value, CdpError>>>,
@@ -360,7 +421,7 @@ pub struct Pending {
 }
 
 impl Pending {
-    pub async fn answer(mut self) -> Result<Value, CdpError> {
+    async fn answer(mut self) -> Result<Value, CdpError> {
         let rx = self.rx.take().ok_or(CdpError::Closed)?;
         let answer = rx.await.unwrap_or(Err(CdpError::Closed))?;
         Ok(match (&self.conn.scope, &self.narrow) {
@@ -395,6 +456,7 @@ impl Inner {
         };
         if let Some(id) = msg.id {
             let Some(tx) = self.lock_pending().remove(&id) else {
+                self.answer_in_line(id, msg);
                 return;
             };
             let answer = match msg.error {
@@ -417,6 +479,36 @@ impl Inner {
                 None => {
                     let _ = self.events.send(event);
                 }
+            }
+        }
+    }
+
+    /// An answer to a call started with [`Connection::start_in_line`]:
+    /// an [`Event`] with an empty method and `{id, result | error}`, sent
+    /// where the scope's events go, in the order the browser sent it.
+    fn answer_in_line(&self, id: u64, msg: Incoming) {
+        let Some(scope) = self
+            .in_line
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+        else {
+            return;
+        };
+        let mut params = serde_json::json!({ "id": id });
+        match msg.error {
+            Some(e) => params["error"] = serde_json::json!({"code": e.code, "message": e.message}),
+            None => params["result"] = msg.result.unwrap_or(Value::Null),
+        }
+        let event = Arc::new(Event {
+            session_id: msg.session_id,
+            method: String::new(),
+            params,
+        });
+        match scope {
+            Some(scope) => scope.deliver(event),
+            None => {
+                let _ = self.events.send(event);
             }
         }
     }

@@ -38,7 +38,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::cdp::{CdpError, Connection, Event, next_event};
+use super::cdp::{CdpError, Connection, Event};
 
 mod gates;
 pub mod policy;
@@ -140,6 +140,8 @@ struct Client {
     /// The page session a page entry's calls go to.
     page_session: Mutex<Option<String>>,
     state: Mutex<ClientState>,
+    /// Calls written to the browser, by the connection's id for them.
+    waiting: Mutex<HashMap<u64, Waiter>>,
     ordered: mpsc::UnboundedSender<Ordered>,
     next_virtual: AtomicU64,
 }
@@ -155,6 +157,7 @@ where
         seat,
         page_session: Mutex::new(None),
         state: Mutex::default(),
+        waiting: Mutex::default(),
         ordered: ordered_tx,
         next_virtual: AtomicU64::new(1),
     });
@@ -255,53 +258,70 @@ where
     dispatcher.abort();
     pump.abort();
     writer.abort();
+    // Calls still out: nobody waits for them (their pages are free again).
+    for (cid, _) in lock(&client.waiting).drain() {
+        conn.forget_in_line(cid);
+    }
     client.detach_all().await;
 }
 
 type Queued = (u64, Value, tokio::sync::OwnedSemaphorePermit);
 
 /// Takes the client's calls in order: a plain call on a page's session is
-/// written to the browser before the next one is looked at; calls the
-/// front end answers itself run on their own.
+/// written to the browser before the next one is looked at, and its answer
+/// comes back among the browser's events, in the order the browser sent
+/// them (see `pump`); calls the front end answers itself run on their own.
 async fn dispatch(client: Arc<Client>, mut calls: mpsc::UnboundedReceiver<Queued>) {
-    let mut waiting = tokio::task::JoinSet::new();
+    let mut own = tokio::task::JoinSet::new();
     while let Some((id, call, slot)) = calls.recv().await {
-        while waiting.try_join_next().is_some() {}
-        let c = client.clone();
-        match client.plain(&call) {
-            Some((session, page)) => {
-                let method = call["method"].as_str().unwrap_or_default();
-                // A dialog's answer never waits: the call it unblocks may
-                // hold the page while a webrig command waits for it.
-                let turn = match method {
-                    "Page.handleJavaScriptDialog" => None,
-                    _ => Some(client.seat.gates.shared(&page).await),
-                };
-                let params = match &call["params"] {
-                    Value::Null => json!({}),
-                    p => p.clone(),
-                };
-                let started = client.seat.conn.start(Some(&session), method, params).await;
-                // A page entry's calls came without a session; so go the answers.
-                let given = call["sessionId"].as_str().map(str::to_string);
-                waiting.spawn(async move {
-                    let answer = match started {
-                        Ok(pending) => pending.answer().await,
-                        Err(e) => Err(e),
-                    };
-                    drop(turn);
-                    c.answer(id, given.as_deref(), answer.map_err(|e| cdp_error(&e)));
-                    drop(slot);
-                });
-            }
-            None => {
-                waiting.spawn(async move {
-                    c.call(id, call).await;
-                    drop(slot);
-                });
-            }
+        while own.try_join_next().is_some() {}
+        let Some((session, page)) = client.plain(&call) else {
+            let c = client.clone();
+            own.spawn(async move {
+                c.call(id, call).await;
+                drop(slot);
+            });
+            continue;
+        };
+        let method = call["method"].as_str().unwrap_or_default();
+        // A dialog's answer never waits: the call it unblocks may hold the
+        // page while a webrig command waits for it.
+        let turn = match method {
+            "Page.handleJavaScriptDialog" => None,
+            _ => Some(client.seat.gates.shared(&page).await),
+        };
+        let params = match &call["params"] {
+            Value::Null => json!({}),
+            p => p.clone(),
+        };
+        // A page entry's calls came without a session; so go the answers.
+        let given = call["sessionId"].as_str().map(str::to_string);
+        let waiter = Waiter {
+            id,
+            session: given.clone(),
+            _turn: turn,
+            _slot: slot,
+        };
+        let started = client
+            .seat
+            .conn
+            .start_in_line(Some(&session), method, params, |cid| {
+                lock(&client.waiting).insert(cid, waiter);
+            })
+            .await;
+        if let Err(e) = started {
+            client.answer(id, given.as_deref(), Err(cdp_error(&e)));
         }
     }
+}
+
+/// A client's call written to the browser, until its answer comes.
+struct Waiter {
+    /// The client's id for it, and the session it named.
+    id: u64,
+    session: Option<String>,
+    _turn: Option<tokio::sync::OwnedRwLockReadGuard<()>>,
+    _slot: tokio::sync::OwnedSemaphorePermit,
 }
 
 /// The client's outgoing queue, with its byte count.
@@ -340,13 +360,33 @@ async fn pump(
     loop {
         tokio::select! {
             biased;
-            e = next_event(&mut events) => match e {
-                Some(e) => {
+            e = events.recv() => match e {
+                Ok(e) if e.method.is_empty() => {
+                    // An answer to one of this client's calls, in line.
+                    let cid = e.params["id"].as_u64().unwrap_or_default();
+                    let Some(w) = lock(&client.waiting).remove(&cid) else { continue };
+                    let mut frame = json!({"id": w.id});
+                    match e.params.get("error") {
+                        Some(err) => frame["error"] = err.clone(),
+                        None => frame["result"] = e.params["result"].clone(),
+                    }
+                    if let Some(s) = &w.session {
+                        frame["sessionId"] = json!(s);
+                    }
+                    out.push(&frame);
+                }
+                Ok(e) => {
                     for frame in client.event(&e) {
                         out.push(&frame);
                     }
                 }
-                None => break,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    // Answers may be among the lost: the client cannot go on.
+                    tracing::info!(lost = n, "cdp front: a client fell behind the browser; dropping it");
+                    out.stop.send_replace(true);
+                    break;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             },
             o = ordered.recv() => match o {
                 Some(Ordered::Frame(f)) => out.push(&f),
@@ -566,6 +606,11 @@ impl Client {
         if !info["browserContextId"].is_string() {
             info["browserContextId"] = json!(self.seat.context);
         }
+        // A tab the relay just opened has no URL yet; Chrome would report
+        // about:blank (Puppeteer waits for a URL before it takes a page).
+        if info["url"].as_str().is_none_or(str::is_empty) {
+            info["url"] = json!("about:blank");
+        }
         info
     }
 
@@ -617,13 +662,15 @@ impl Client {
         Ok(session)
     }
 
-    /// Attaches `info` (a page, or its emulated tab) for the client and
-    /// tells it so; `parent` None at the browser level.
+    /// Attaches `info` (a page, or its emulated tab) for the client once,
+    /// and tells it so (the browser-level auto-attach).
     async fn auto_attach(&self, info: &Value, tab: bool) -> Result<(), Value> {
-        let page = info["targetId"].as_str().unwrap_or_default().to_string();
-        let key = if tab { tab_of(&page) } else { page.clone() };
-        self.once(&key, self.attach_and_tell(info, &page, tab))
-            .await
+        let page = info["targetId"].as_str().unwrap_or_default();
+        let key = if tab { tab_of(page) } else { page.to_string() };
+        self.once(&key, async {
+            self.attach_and_tell(info, tab).await.map(|_| ())
+        })
+        .await
     }
 
     /// Runs `attach` once per `key`; later callers wait for its end.
@@ -640,15 +687,17 @@ impl Client {
         cell.get_or_try_init(|| attach).await.map(|_| ())
     }
 
-    async fn attach_and_tell(&self, info: &Value, page: &str, tab: bool) -> Result<(), Value> {
-        let page = page.to_string();
+    /// Attaches page `info` (or its emulated tab) for the client and tells
+    /// it so; the new session's id.
+    async fn attach_and_tell(&self, info: &Value, tab: bool) -> Result<String, Value> {
+        let page = info["targetId"].as_str().unwrap_or_default().to_string();
         let (session, target_info) = if tab {
             let n = self.next_virtual.fetch_add(1, Ordering::Relaxed);
             let session = format!("webrig-tab-{n}");
             lock(&self.state).sessions.insert(
                 session.clone(),
                 Sess {
-                    page: page.clone(),
+                    page,
                     kind: Kind::Tab,
                 },
             );
@@ -661,7 +710,7 @@ impl Client {
             "method": "Target.attachedToTarget",
             "params": {"sessionId": session, "targetInfo": target_info, "waitingForDebugger": false},
         }));
-        Ok(())
+        Ok(session)
     }
 
     /// Auto-attaches what the client's browser-level filter asks for.
@@ -774,25 +823,7 @@ impl Client {
                     None => (target, false),
                 };
                 let info = self.info_of(page).await?;
-                let session = if tab {
-                    let n = self.next_virtual.fetch_add(1, Ordering::Relaxed);
-                    let s = format!("webrig-tab-{n}");
-                    lock(&self.state).sessions.insert(
-                        s.clone(),
-                        Sess {
-                            page: page.to_string(),
-                            kind: Kind::Tab,
-                        },
-                    );
-                    s
-                } else {
-                    self.attach_page(page).await.map_err(|e| cdp_error(&e))?
-                };
-                let shown = if tab { tab_info_of(&info) } else { info };
-                self.send(json!({
-                    "method": "Target.attachedToTarget",
-                    "params": {"sessionId": session, "targetInfo": shown, "waitingForDebugger": false},
-                }));
+                let session = self.attach_and_tell(&info, tab).await?;
                 self.flush().await;
                 Ok(json!({"sessionId": session}))
             }

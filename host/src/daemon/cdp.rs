@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
 use super::Door;
-use super::guard::Purpose;
+use super::guard::{Caller, Purpose};
 use super::routes::{caller, refuse, token_matches, too_many};
 use crate::browser::front::{self, Entry, Seat};
 use crate::error::{ApiError, ErrorCode};
@@ -81,22 +81,26 @@ enum What {
 }
 
 /// The session a request may use, or the refusal.
-fn admit(state: &Door, key: &str, req: &Request, by_ticket: bool) -> Result<String, Box<Response>> {
+fn admit(
+    state: &Door,
+    key: &str,
+    headers: &HeaderMap,
+    who: Caller,
+    by_ticket: bool,
+) -> Result<String, Box<Response>> {
     if by_ticket {
         return state.tickets().redeem(key).ok_or_else(|| {
             Box::new(unauthorized(
                 state,
-                req,
+                who,
                 "this CDP ticket is unknown, spent or expired; get a new URL with webrig cdp-url",
             ))
         });
     }
-    if !(token_matches(req.headers(), &state.token())
-        || protocol_token(req.headers(), &state.token()))
-    {
+    if !(token_matches(headers, &state.token()) || protocol_token(headers, &state.token())) {
         return Err(Box::new(unauthorized(
             state,
-            req,
+            who,
             "missing or wrong bearer token",
         )));
     }
@@ -106,9 +110,9 @@ fn admit(state: &Door, key: &str, req: &Request, by_ticket: bool) -> Result<Stri
     Ok(key.to_string())
 }
 
-fn unauthorized(state: &Door, req: &Request, message: &str) -> Response {
+fn unauthorized(state: &Door, who: Caller, message: &str) -> Response {
     let budget = state.limits().unauthenticated_per_minute;
-    match state.limiter().hit(Purpose::Auth, caller(req), budget) {
+    match state.limiter().hit(Purpose::Auth, who, budget) {
         Ok(()) => refuse(ErrorCode::Unauthorized, message),
         Err(retry) => too_many(retry),
     }
@@ -145,6 +149,24 @@ async fn seat(state: &Door, name: &str) -> Result<Seat, ApiError> {
     session.seat(slot.gates().clone()).await
 }
 
+/// Who may use which session, then its seat; or the refusal.
+fn admitted(
+    state: &Door,
+    key: &str,
+    req: &Request,
+    by_ticket: bool,
+) -> impl Future<Output = Result<(String, Seat), Box<Response>>> + Send {
+    // Checked now: the request itself is not held across the wait.
+    let admitted = admit(state, key, req.headers(), caller(req), by_ticket);
+    async move {
+        let name = admitted?;
+        match seat(state, &name).await {
+            Ok(seat) => Ok((name, seat)),
+            Err(e) => Err(Box::new(refuse(e.code(), e.message()))),
+        }
+    }
+}
+
 /// `ws://host/…` base of the URLs discovery answers, from the request's
 /// own (already checked) Host.
 fn ws_base(req: &Request) -> String {
@@ -163,13 +185,9 @@ async fn discovery(
     by_ticket: bool,
     what: What,
 ) -> Response {
-    let name = match admit(&state, &key, &req, by_ticket) {
-        Ok(n) => n,
+    let (name, seat) = match admitted(&state, &key, &req, by_ticket).await {
+        Ok(x) => x,
         Err(resp) => return *resp,
-    };
-    let seat = match seat(&state, &name).await {
-        Ok(s) => s,
-        Err(e) => return refuse(e.code(), e.message()),
     };
     let base = ws_base(&req);
     // Where a URL in the answer points: the same session, by a fresh
@@ -266,13 +284,9 @@ async fn devtools(
         *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
         return resp;
     };
-    let name = match admit(&state, &key, &req, by_ticket) {
-        Ok(n) => n,
+    let (name, seat) = match admitted(&state, &key, &req, by_ticket).await {
+        Ok(x) => x,
         Err(resp) => return *resp,
-    };
-    let seat = match seat(&state, &name).await {
-        Ok(s) => s,
-        Err(e) => return refuse(e.code(), e.message()),
     };
     let protocol = super::upgrade::offered(req.headers())
         .any(|p| p == PROTOCOL)

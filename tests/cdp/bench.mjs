@@ -11,7 +11,7 @@
 //   BENCH_WARM_UP (default 50 per side).
 //
 // Both sides connect first, then warm up, then measure in alternating
-// blocks (A, B, A, B, ...) so that drift (other load, the browser's own
+// blocks (A B, B A, A B, ...) so that drift (other load, the browser's own
 // state) falls on both alike. Both evaluate in the same tab when A can see
 // the one B uses (B, scoped to a session, sees fewer). Prints one JSON
 // line: `{"a": {n, p50, p95, mean}, "b": {...}, "ratio_p50", "ratio_mean"}`
@@ -78,7 +78,10 @@ async function main() {
     for (let i = 0; i < warmUp; i++) await side.page.evaluate('1');
   }
   for (let done = 0; done < runs; done += block) {
-    for (const side of sides) {
+    // A B, then B A: the side that runs first after a switch may pay for
+    // it, so each goes first as often.
+    const order = (done / block) % 2 ? [...sides].reverse() : sides;
+    for (const side of order) {
       stage = `measure ${side.name}`;
       for (let i = 0; i < Math.min(block, runs - done); i++) {
         const started = process.hrtime.bigint();

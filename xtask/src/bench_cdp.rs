@@ -25,7 +25,7 @@ const TARGET: f64 = 1.3;
 struct Chromium {
     child: Child,
     ws: String,
-    _profile: tempfile::TempDir,
+    profile: tempfile::TempDir,
 }
 
 impl Chromium {
@@ -59,7 +59,7 @@ impl Chromium {
         let mut chromium = Chromium {
             child,
             ws: String::new(),
-            _profile: profile,
+            profile,
         };
         chromium.ws = ws.ok_or("Chromium exited before printing its DevTools URL")?;
         Ok(chromium)
@@ -70,6 +70,16 @@ impl Drop for Chromium {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Its helper processes outlive it by a moment and keep writing to
+        // the profile, which then fails to go as a whole: try until it does.
+        for _ in 0..50 {
+            match std::fs::remove_dir_all(self.profile.path()) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                _ => break,
+            }
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 //   playwright-core and puppeteer-core;
 // - CDP_URL: a ws:// browser endpoint, or an http:// base for discovery;
 // - CDP_TOKEN (optional): sent as `Authorization: Bearer <token>`;
-// - PAGE_FORM: the URL of tests/cdp/fixture/form.html on a loopback server;
+// - PAGE_FORM: the URL of tests/fixtures/web/cdp/form.html on a loopback server;
 // - STEPS (optional): a comma list of the steps below, all by default.
 //
 // Prints exactly one JSON line, `{"lib", "ok": true, "steps": {...}}`, or

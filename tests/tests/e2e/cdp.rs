@@ -708,6 +708,13 @@ fn a_client_makes_contexts_only_in_a_browser_of_the_sessions_own() {
         .to_string();
     let targets = raw.call("Target.getTargets", json!({}), None);
     assert!(targets.to_string().contains(&page), "{targets}");
+    // The browser is the session's: its cookies are the client's to read.
+    let cookies = raw.call(
+        "Storage.getCookies",
+        json!({ "browserContextId": context }),
+        None,
+    );
+    assert!(cookies["result"]["cookies"].is_array(), "{cookies}");
     assert!(
         refused(&raw.call(
             "Target.disposeBrowserContext",

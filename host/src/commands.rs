@@ -248,7 +248,7 @@ impl Entry {
         Entry {
             cli_name: T::NAME,
             group,
-            api_name: T::NAME.replace([' ', '-'], "_"),
+            api_name: T::NAME.replace(' ', "_"),
             about: T::ABOUT,
             scope: T::SCOPE,
             autostart: T::AUTOSTART,

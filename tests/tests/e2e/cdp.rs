@@ -53,7 +53,7 @@ fn clients() -> Option<PathBuf> {
 
 /// A one-time URL for session `s` (`cdp-url`).
 fn ticket_url(s: &SessionGuard<'_>, http: bool) -> String {
-    let out = s.ok("cdp_url", json!({ "http": http }));
+    let out = s.ok("cdp-url", json!({ "http": http }));
     out["url"].as_str().expect("url").to_string()
 }
 

@@ -116,21 +116,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .ok_or("bench cdp drives Playwright: install Node.js 20+ and npm")?;
     if !args.iter().any(|a| a == "--no-build") {
         setup::step(&format!("building webrig and the fixture web ({profile})"));
-        if profile == "release" {
-            setup::build_rig_bins()?;
-        } else {
-            setup::cargo(&[
-                "build",
-                "--package",
-                "webrig",
-                "--bin",
-                "webrig",
-                "--package",
-                "webrig-tests",
-                "--bin",
-                "fixture-web",
-            ])?;
-        }
+        setup::build_rig_bins_as(profile == "release")?;
     }
     let rig = Rig::start(profile)?;
     let chromium = Chromium::start(&browser)?;

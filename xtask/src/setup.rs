@@ -63,9 +63,16 @@ pub fn build_bins(release: bool) -> Result<(), String> {
 /// Only the daemon and the fixture web, in release (what `Rig` runs): the
 /// bench binaries' link-time optimisation is most of a full release build.
 pub fn build_rig_bins() -> Result<(), String> {
-    cargo(&[
-        "build",
-        "--release",
+    build_rig_bins_as(true)
+}
+
+/// The daemon and the fixture web, as a release or a debug build.
+pub fn build_rig_bins_as(release: bool) -> Result<(), String> {
+    let mut args = vec!["build"];
+    if release {
+        args.push("--release");
+    }
+    args.extend([
         "--package",
         "webrig",
         "--bin",
@@ -74,7 +81,8 @@ pub fn build_rig_bins() -> Result<(), String> {
         "webrig-tests",
         "--bin",
         "fixture-web",
-    ])
+    ]);
+    cargo(&args)
 }
 
 pub fn cargo(args: &[&str]) -> Result<(), String> {

@@ -213,15 +213,13 @@ impl Connection {
         self.start(session, method, params).await?.answer().await
     }
 
-    /// Writes the call now; the returned [`Pending`] waits for its answer.
-    /// Calls started one after another reach the browser in that order
-    /// (a client's pipelined input events must not swap).
-    async fn start(
+    /// A call's id and frame, once the scope (if any) admitted it.
+    fn frame(
         &self,
         session: Option<&str>,
         method: &str,
         params: Value,
-    ) -> Result<Pending, CdpError> {
+    ) -> Result<(u64, String), CdpError> {
         if self.is_closed() {
             return Err(CdpError::Closed);
         }
@@ -234,6 +232,19 @@ impl Connection {
         if let Some(session) = session {
             frame["sessionId"] = Value::String(session.to_string());
         }
+        Ok((id, frame.to_string()))
+    }
+
+    /// Writes the call now; the returned [`Pending`] waits for its answer.
+    /// Calls started one after another reach the browser in that order
+    /// (a client's pipelined input events must not swap).
+    async fn start(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Pending, CdpError> {
+        let (id, frame) = self.frame(session, method, params)?;
         let (tx, rx) = oneshot::channel();
         self.inner.lock_pending().insert(id, tx);
         if let Some(scope) = &self.scope {
@@ -246,7 +257,7 @@ impl Connection {
             rx: Some(rx),
             narrow: (session.is_none() && self.scope.is_some()).then(|| method.to_string()),
         };
-        let sent = self.inner.sink.lock().await.send(frame.to_string()).await;
+        let sent = self.inner.sink.lock().await.send(frame).await;
         if sent.is_err() {
             self.close();
             return Err(CdpError::Closed);
@@ -271,18 +282,7 @@ impl Connection {
         params: Value,
         before: impl FnOnce(u64),
     ) -> Result<(), CdpError> {
-        if self.is_closed() {
-            return Err(CdpError::Closed);
-        }
-        let params = match &self.scope {
-            Some(scope) => scope.admit(&self.inner, session, method, params)?,
-            None => params,
-        };
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut frame = serde_json::json!({ "id": id, "method": method, "params": params });
-        if let Some(session) = session {
-            frame["sessionId"] = Value::String(session.to_string());
-        }
+        let (id, frame) = self.frame(session, method, params)?;
         self.inner
             .in_line
             .lock()

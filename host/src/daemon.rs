@@ -10,6 +10,7 @@ mod cdp;
 pub mod extension;
 mod guard;
 mod listen;
+mod peer;
 mod routes;
 mod upgrade;
 

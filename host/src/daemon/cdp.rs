@@ -28,6 +28,7 @@ use subtle::ConstantTimeEq;
 
 use super::Door;
 use super::guard::{Caller, Purpose};
+use super::listen::Via;
 use super::routes::{caller, refuse, token_matches, too_many};
 use crate::browser::front::{self, Entry, Seat};
 use crate::error::{ApiError, ErrorCode};
@@ -86,9 +87,18 @@ fn admit(
     key: &str,
     headers: &HeaderMap,
     who: Caller,
+    same_user: bool,
     by_ticket: bool,
 ) -> Result<String, Box<Response>> {
     if by_ticket {
+        // Checked before the ticket is spent: another user who read the
+        // URL (in `ps`) neither uses it nor takes it from its owner.
+        if !same_user {
+            return Err(Box::new(refuse(
+                ErrorCode::Forbidden,
+                "a CDP ticket works only for the user who asked for it",
+            )));
+        }
         return state.tickets().redeem(key).ok_or_else(|| {
             Box::new(unauthorized(
                 state,
@@ -157,7 +167,12 @@ fn admitted(
     by_ticket: bool,
 ) -> impl Future<Output = Result<(String, Seat), Box<Response>>> + Send {
     // Checked now: the request itself is not held across the wait.
-    let admitted = admit(state, key, req.headers(), caller(req), by_ticket);
+    let same_user = match req.extensions().get::<Via>() {
+        Some(Via::Local) => true,
+        Some(Via::Tcp(peer)) => super::peer::same_user(*peer, state.port()),
+        None => false,
+    };
+    let admitted = admit(state, key, req.headers(), caller(req), same_user, by_ticket);
     async move {
         let name = admitted?;
         match seat(state, &name).await {

@@ -738,3 +738,44 @@ fn a_client_makes_contexts_only_in_a_browser_of_the_sessions_own() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn another_local_user_who_reads_a_ticket_cannot_use_it() {
+    let Some(other) = webrig_tests::other_user::OtherUser::get(
+        "another_local_user_who_reads_a_ticket_cannot_use_it",
+    ) else {
+        return;
+    };
+    let s = session!();
+    let d = daemon();
+    // The URL as `ps` shows it to every user.
+    let url = ticket_url(&s, true);
+    let path = format!(
+        "{}/json/version",
+        url.trim_start_matches(&format!("http://127.0.0.1:{}", d.port()))
+    );
+    let out = other.perl(
+        r#"use IO::Socket::INET;
+           my ($port, $path) = @ARGV;
+           my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port) or die "connect: $!";
+           print $s "GET $path HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nConnection: close\r\n\r\n";
+           local $/; my $answer = <$s>; print $answer;"#,
+        &[&d.port().to_string(), &path],
+    );
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        answer.starts_with("HTTP/1.1 403"),
+        "{answer}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!answer.contains("webSocketDebuggerUrl"), "{answer}");
+    // Refused before it was spent: its owner still gets in.
+    let ((status, v), _) = d.http("GET", &path, None, &[]);
+    assert_eq!(status, 200, "{v}");
+    assert!(
+        v["webSocketDebuggerUrl"]
+            .as_str()
+            .is_some_and(|u| u.contains("/cdp/")),
+        "{v}"
+    );
+}

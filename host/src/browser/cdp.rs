@@ -45,14 +45,14 @@ pub struct Event {
     pub params: Value,
 }
 
-type Waiting = Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>;
+type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>;
 type FrameSink = std::pin::Pin<Box<dyn Sink<String, Error = ()> + Send>>;
 
 struct Inner {
     /// Callers write their frame themselves (no writer task): one task hop
     /// less per call, which is a tenth of a warm `eval` here.
     sink: tokio::sync::Mutex<FrameSink>,
-    pending: Waiting,
+    pending: Pending,
     next_id: AtomicU64,
     events: broadcast::Sender<Arc<Event>>,
     closed: Arc<watch::Sender<bool>>,
@@ -210,7 +210,34 @@ impl Connection {
         method: &str,
         params: Value,
     ) -> Result<Value, CdpError> {
-        self.start(session, method, params).await?.answer().await
+        let (id, frame) = self.frame(session, method, params)?;
+        let (tx, rx) = oneshot::channel();
+        self.inner.lock_pending().insert(id, tx);
+        if let Some(scope) = &self.scope {
+            scope.track(id);
+        }
+        // Removes the entry if this future is dropped before the answer comes.
+        let _guard = PendingGuard {
+            inner: &self.inner,
+            scope: self.scope.as_deref(),
+            id,
+        };
+        if self.inner.sink.lock().await.send(frame).await.is_err() {
+            self.close();
+            return Err(CdpError::Closed);
+        }
+        // The reader may have failed all pending calls between our check and insert.
+        if self.is_closed() {
+            return Err(CdpError::Closed);
+        }
+        let started = std::time::Instant::now();
+        let answer = rx.await.unwrap_or(Err(CdpError::Closed));
+        tracing::trace!(method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
+        let answer = answer?;
+        Ok(match &self.scope {
+            Some(scope) => scope.narrow(session, method, answer),
+            None => answer,
+        })
     }
 
     /// A call's id and frame, once the scope (if any) admitted it.
@@ -233,40 +260,6 @@ impl Connection {
             frame["sessionId"] = Value::String(session.to_string());
         }
         Ok((id, frame.to_string()))
-    }
-
-    /// Writes the call now; the returned [`Pending`] waits for its answer.
-    /// Calls started one after another reach the browser in that order
-    /// (a client's pipelined input events must not swap).
-    async fn start(
-        &self,
-        session: Option<&str>,
-        method: &str,
-        params: Value,
-    ) -> Result<Pending, CdpError> {
-        let (id, frame) = self.frame(session, method, params)?;
-        let (tx, rx) = oneshot::channel();
-        self.inner.lock_pending().insert(id, tx);
-        if let Some(scope) = &self.scope {
-            scope.track(id);
-        }
-        // Removes the entry if the call is dropped before the answer comes.
-        let pending = Pending {
-            conn: self.clone(),
-            id,
-            rx: Some(rx),
-            narrow: (session.is_none() && self.scope.is_some()).then(|| method.to_string()),
-        };
-        let sent = self.inner.sink.lock().await.send(frame).await;
-        if sent.is_err() {
-            self.close();
-            return Err(CdpError::Closed);
-        }
-        // The reader may have failed all pending calls between our check and insert.
-        if self.is_closed() {
-            return Err(CdpError::Closed);
-        }
-        Ok(pending)
     }
 
     /// Writes a call whose answer comes to this connection's subscribers
@@ -411,30 +404,16 @@ fn first_id() -> u64 {
     u64::from(u32::from_le_bytes(buf) >> 3) + 1
 }
 
-/// A call written to the browser, waiting for its answer.
-struct Pending {
-    conn: Connection,
+struct PendingGuard<'a> {
+    inner: &'a Inner,
+    scope: Option<&'a scope::Scope>,
     id: u64,
-    rx: Option<oneshot::Receiver<Result<Value, CdpError>>>,
-    /// A browser-level method whose answer a scope narrows.
-    narrow: Option<String>,
 }
 
-impl Pending {
-    async fn answer(mut self) -> Result<Value, CdpError> {
-        let rx = self.rx.take().ok_or(CdpError::Closed)?;
-        let answer = rx.await.unwrap_or(Err(CdpError::Closed))?;
-        Ok(match (&self.conn.scope, &self.narrow) {
-            (Some(scope), Some(method)) => scope.narrow(None, method, answer),
-            _ => answer,
-        })
-    }
-}
-
-impl Drop for Pending {
+impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        self.conn.inner.lock_pending().remove(&self.id);
-        if let Some(scope) = &self.conn.scope {
+        self.inner.lock_pending().remove(&self.id);
+        if let Some(scope) = self.scope {
             scope.untrack(self.id);
         }
     }

@@ -128,15 +128,6 @@ struct ClientState {
     contexts: HashSet<String>,
 }
 
-/// What goes to the client, in order: answers and synthesized events go
-/// through the pump, behind the browser events that came before them.
-enum Ordered {
-    Frame(Value),
-    /// Resolves once everything queued before it reached the client's
-    /// queue (a synthesized attach before the answer that needs it).
-    Barrier(tokio::sync::oneshot::Sender<()>),
-}
-
 struct Client {
     seat: Seat,
     /// The page session a page entry's calls go to.
@@ -144,7 +135,8 @@ struct Client {
     state: Mutex<ClientState>,
     /// Calls written to the browser, by the connection's id for them.
     waiting: Mutex<HashMap<u64, Waiter>>,
-    ordered: mpsc::UnboundedSender<Ordered>,
+    /// Answers and events the front end makes, in order, to the pump.
+    ordered: mpsc::UnboundedSender<Value>,
     next_virtual: AtomicU64,
 }
 
@@ -200,7 +192,11 @@ where
     ));
 
     if let Entry::Page(target) = &entry {
-        match client.attach_page(target).await {
+        let attached = match client.info_of(target).await {
+            Ok(_) => client.attach_page(target).await.map_err(|e| cdp_error(&e)),
+            Err(e) => Err(e),
+        };
+        match attached {
             Ok(session) => *lock(&client.page_session) = Some(session),
             Err(e) => {
                 tracing::info!(error = %e, "cdp front: the page could not be attached");
@@ -356,7 +352,7 @@ impl Out {
 async fn pump(
     client: Arc<Client>,
     mut events: tokio::sync::broadcast::Receiver<Arc<Event>>,
-    mut ordered: mpsc::UnboundedReceiver<Ordered>,
+    mut ordered: mpsc::UnboundedReceiver<Value>,
     out: Out,
 ) {
     loop {
@@ -391,10 +387,7 @@ async fn pump(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             },
             o = ordered.recv() => match o {
-                Some(Ordered::Frame(f)) => out.push(&f),
-                Some(Ordered::Barrier(done)) => {
-                    let _ = done.send(());
-                }
+                Some(f) => out.push(&f),
                 None => break,
             },
         }
@@ -417,17 +410,18 @@ fn tab_of(page: &str) -> String {
     format!("tab-{page}")
 }
 
+/// The page a target id names, and whether it named the page's emulated
+/// tab (see [`tab_of`]).
+fn page_of(target: &str) -> (&str, bool) {
+    match target.strip_prefix("tab-") {
+        Some(page) => (page, true),
+        None => (target, false),
+    }
+}
+
 impl Client {
     fn send(&self, frame: Value) {
-        let _ = self.ordered.send(Ordered::Frame(frame));
-    }
-
-    /// Waits until what was sent so far is in the client's queue.
-    async fn flush(&self) {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        if self.ordered.send(Ordered::Barrier(tx)).is_ok() {
-            let _ = rx.await;
-        }
+        let _ = self.ordered.send(frame);
     }
 
     fn answer(&self, id: u64, session: Option<&str>, result: Result<Value, Value>) {

@@ -27,6 +27,9 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 /// Requests waiting for an answer at once.
 const MAX_PENDING: usize = 4096;
 
+/// A request sent to the extension: its id and where its answer comes.
+type Sent = (u64, oneshot::Receiver<Result<Value, RelayError>>);
+
 /// Why a relay request failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RelayError {
@@ -142,11 +145,7 @@ impl Link {
 
     /// Sends a request now (requests sent one after another reach the
     /// extension in that order); [`Link::wait`] takes its answer.
-    fn send(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<(u64, oneshot::Receiver<Result<Value, RelayError>>), RelayError> {
+    fn send(&self, method: &str, params: Value) -> Result<Sent, RelayError> {
         if self.is_closed() {
             return Err(RelayError::Gone);
         }
@@ -251,11 +250,12 @@ impl Adapter {
             tokio::select! {
                 frame = frames.recv() => {
                     let Some(frame) = frame else { break };
+                    let Ok(call) = serde_json::from_str::<Value>(&frame) else { continue };
                     let me = self.clone();
                     // A plain call on a tab is sent before the next frame is
                     // read: pipelined calls (a client's input events) keep
                     // their order. The rest runs on its own.
-                    match self.send_plain(&frame) {
+                    match self.send_plain(&call) {
                         Some((id, sent)) => calls.spawn(async move {
                             let answer = match sent {
                                 Ok((req, rx)) => me.link.wait(req, rx).await,
@@ -263,7 +263,7 @@ impl Adapter {
                             };
                             me.reply(id, answer);
                         }),
-                        None => calls.spawn(async move { me.call(frame).await }),
+                        None => calls.spawn(async move { me.call(call).await }),
                     };
                     while calls.try_join_next().is_some() {}
                 }
@@ -301,10 +301,7 @@ impl Adapter {
     }
 
     /// One CDP call from the browser layer.
-    async fn call(&self, frame: String) {
-        let Ok(v) = serde_json::from_str::<Value>(&frame) else {
-            return;
-        };
+    async fn call(&self, v: Value) {
         let id = v["id"].clone();
         let method = v["method"].as_str().unwrap_or_default().to_string();
         let params = v.get("params").cloned().unwrap_or(json!({}));
@@ -325,15 +322,7 @@ impl Adapter {
 
     /// Sends a call on a held session that needs no step before it, now;
     /// None for every other call (answered by [`Adapter::call`]).
-    #[allow(clippy::type_complexity)]
-    fn send_plain(
-        &self,
-        frame: &str,
-    ) -> Option<(
-        Value,
-        Result<(u64, oneshot::Receiver<Result<Value, RelayError>>), RelayError>,
-    )> {
-        let v = serde_json::from_str::<Value>(frame).ok()?;
+    fn send_plain(&self, v: &Value) -> Option<(Value, Result<Sent, RelayError>)> {
         let session = v["sessionId"].as_str()?;
         let method = v["method"].as_str()?;
         if matches!(method, "Page.navigate" | "Page.captureScreenshot")

@@ -584,23 +584,37 @@ fn webrig_commands_and_a_client_take_turns_on_a_page() {
     let mut raw = Raw::open(&ticket_url(&s, false), &[]).expect("open");
     let (_, session) = attach_first(&mut raw);
     // The client marks the page as fast as it can, from a thread of its own.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let made = std::sync::Arc::new(AtomicUsize::new(0));
     let marker = {
-        let stop = stop.clone();
+        let (stop, made) = (stop.clone(), made.clone());
         std::thread::spawn(move || {
-            let mut n = 0;
-            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            while !stop.load(SeqCst) {
                 let v = raw.call(
                     "Runtime.evaluate",
                     json!({ "expression": "window.log.push('cdp')" }),
                     Some(&session),
                 );
                 assert!(v.get("result").is_some(), "{v}");
-                n += 1;
+                made.fetch_add(1, SeqCst);
             }
-            n
+            made.load(SeqCst)
         })
     };
+    // Waits (on a loaded machine too) until the client has made `n` calls.
+    let client_made = |n: usize| {
+        let until = Instant::now() + Duration::from_secs(60);
+        while made.load(SeqCst) < n {
+            assert!(
+                Instant::now() < until,
+                "the client made {} calls",
+                made.load(SeqCst)
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    client_made(1);
     // One webrig command that waits inside the page: no client call may
     // land between its start and its end.
     for _ in 0..3 {
@@ -611,7 +625,8 @@ fn webrig_commands_and_a_client_take_turns_on_a_page() {
         s.ok("snapshot", json!({}));
         s.ok("click", json!({ "target": "#count" }));
     }
-    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    client_made(4);
+    stop.store(true, SeqCst);
     let calls = marker.join().expect("the client's thread");
     let log = s.ok("eval", json!({ "script": "window.log" }))["value"].clone();
     let log: Vec<&str> = log

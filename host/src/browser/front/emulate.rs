@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use serde_json::{Value, json};
 
 use super::policy::{self, Filter};
-use super::{Client, Kind, Sess, cdp_error, lock, tab_of};
+use super::{Client, Kind, Sess, cdp_error, lock, page_of, tab_of};
 use crate::browser::cdp::CdpError;
 
 impl Client {
@@ -25,11 +25,7 @@ impl Client {
                     self.once(&format!("{session}/{page}"), async {
                         let info = self.info_of(page).await?;
                         let child = self.attach_page(page).await.map_err(|e| cdp_error(&e))?;
-                        self.send(json!({
-                            "method": "Target.attachedToTarget",
-                            "sessionId": session,
-                            "params": {"sessionId": child, "targetInfo": info, "waitingForDebugger": false},
-                        }));
+                        self.send(attached(Some(session), &child, info));
                         Ok(())
                     })
                     .await?;
@@ -110,20 +106,9 @@ impl Client {
         Ok(tab_info_of(&info))
     }
 
-    /// Attaches a page of the session for the client; its session id.
+    /// Attaches page `page` for the client (the caller found it among the
+    /// session's, [`Client::info_of`]); its session id.
     pub(super) async fn attach_page(&self, page: &str) -> Result<String, CdpError> {
-        let known = self
-            .targets()
-            .await
-            .map_err(|_| CdpError::Closed)?
-            .iter()
-            .any(|t| t["targetId"] == page);
-        if !known {
-            return Err(CdpError::Protocol {
-                code: -32000,
-                message: format!("No target with given id found: {page}"),
-            });
-        }
         let v = self
             .seat
             .conn
@@ -189,10 +174,7 @@ impl Client {
             let session = self.attach_page(&page).await.map_err(|e| cdp_error(&e))?;
             (session, info.clone())
         };
-        self.send(json!({
-            "method": "Target.attachedToTarget",
-            "params": {"sessionId": session, "targetInfo": target_info, "waitingForDebugger": false},
-        }));
+        self.send(attached(None, &session, target_info));
         Ok(session)
     }
 
@@ -223,12 +205,9 @@ impl Client {
             if !state.announced.insert(id) {
                 continue;
             }
-            if filter.admits("tab") {
-                self.send(json!({"method": "Target.targetCreated", "params": {"targetInfo": tab_info_of(info)}}));
-            }
-            if filter.admits("page") {
+            for shown in seen(&filter, info) {
                 self.send(
-                    json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}),
+                    json!({"method": "Target.targetCreated", "params": {"targetInfo": shown}}),
                 );
             }
         }
@@ -259,12 +238,7 @@ impl Client {
                     lock(&self.state).auto = None;
                     return Ok(json!({}));
                 }
-                if params["flatten"].as_bool() != Some(true) {
-                    return Err(policy::refused(
-                        method,
-                        "only flat sessions (flatten: true) are served",
-                    ));
-                }
+                flat(method, &params)?;
                 lock(&self.state).auto = Some(Filter::parse(&params));
                 let pages = self.targets().await?;
                 self.auto_attach_all(&pages).await?;
@@ -272,15 +246,12 @@ impl Client {
             }
             "Target.getTargets" => {
                 let filter = Filter::parse(&params);
-                let mut list = Vec::new();
-                for info in self.targets().await? {
-                    if filter.admits("tab") {
-                        list.push(tab_info_of(&info));
-                    }
-                    if filter.admits("page") {
-                        list.push(info);
-                    }
-                }
+                let list: Vec<Value> = self
+                    .targets()
+                    .await?
+                    .iter()
+                    .flat_map(|info| seen(&filter, info))
+                    .collect();
                 Ok(json!({"targetInfos": list}))
             }
             "Target.getTargetInfo" => match params["targetId"].as_str() {
@@ -288,26 +259,17 @@ impl Client {
                     "targetId": "webrig-browser", "type": "browser", "title": "", "url": "",
                     "attached": true, "canAccessOpener": false,
                 }})),
-                Some(t) => match t.strip_prefix("tab-") {
-                    Some(page) => Ok(json!({"targetInfo": self.tab_info(page).await?})),
-                    None => Ok(json!({"targetInfo": self.info_of(t).await?})),
+                Some(t) => match page_of(t) {
+                    (page, true) => Ok(json!({"targetInfo": self.tab_info(page).await?})),
+                    (page, false) => Ok(json!({"targetInfo": self.info_of(page).await?})),
                 },
             },
             "Target.attachToTarget" => {
-                if params["flatten"].as_bool() != Some(true) {
-                    return Err(policy::refused(
-                        method,
-                        "only flat sessions (flatten: true) are served",
-                    ));
-                }
-                let target = params["targetId"].as_str().unwrap_or_default();
-                let (page, tab) = match target.strip_prefix("tab-") {
-                    Some(page) => (page, true),
-                    None => (target, false),
-                };
+                flat(method, &params)?;
+                let (page, tab) = page_of(params["targetId"].as_str().unwrap_or_default());
                 let info = self.info_of(page).await?;
+                // Told before the answer: both go through one queue.
                 let session = self.attach_and_tell(&info, tab).await?;
-                self.flush().await;
                 Ok(json!({"sessionId": session}))
             }
             "Target.detachFromTarget" => {
@@ -337,13 +299,13 @@ impl Client {
                 }
                 let info = self.info_of(&target).await?;
                 self.announce(std::slice::from_ref(&info));
+                // Attached and told before the answer (Playwright and
+                // Puppeteer look the page up when it comes).
                 self.auto_attach_all(std::slice::from_ref(&info)).await?;
-                self.flush().await;
                 Ok(json!({"targetId": target}))
             }
             "Target.closeTarget" | "Target.activateTarget" => {
-                let target = params["targetId"].as_str().unwrap_or_default();
-                let page = target.strip_prefix("tab-").unwrap_or(target);
+                let (page, _) = page_of(params["targetId"].as_str().unwrap_or_default());
                 self.info_of(page).await?;
                 let r = pass(conn.call(None, method, json!({"targetId": page})).await)?;
                 if method == "Target.closeTarget" {
@@ -420,8 +382,16 @@ impl Client {
         if urls.is_empty() {
             return Ok(json!({"cookies": []}));
         }
-        // The tab's debuggee: the extension attaches each tab once.
-        let session = self.attach_page(page).await.map_err(|e| cdp_error(&e))?;
+        // A tab's debuggee the client holds already, else the first tab's.
+        let held = lock(&self.state)
+            .sessions
+            .iter()
+            .find(|(_, s)| matches!(s.kind, Kind::Page { .. }))
+            .map(|(id, _)| id.clone());
+        let session = match held {
+            Some(s) => s,
+            None => self.attach_page(page).await.map_err(|e| cdp_error(&e))?,
+        };
         self.seat
             .conn
             .call(Some(&session), "Network.getCookies", json!({"urls": urls}))
@@ -433,6 +403,44 @@ impl Client {
     /// pooled): new contexts in it stay the session's.
     fn own_browser(&self) -> bool {
         !self.seat.relay && self.seat.conn.context().is_none()
+    }
+}
+
+/// The target infos a `filter` shows of one page: its emulated tab, the
+/// page, or both.
+pub(super) fn seen(filter: &Filter, info: &Value) -> Vec<Value> {
+    let mut shown = Vec::new();
+    if filter.admits("tab") {
+        shown.push(tab_info_of(info));
+    }
+    if filter.admits("page") {
+        shown.push(info.clone());
+    }
+    shown
+}
+
+/// `Target.attachedToTarget` for `session` on `info`, under `parent` (None:
+/// the browser).
+fn attached(parent: Option<&str>, session: &str, info: Value) -> Value {
+    let mut event = json!({
+        "method": "Target.attachedToTarget",
+        "params": {"sessionId": session, "targetInfo": info, "waitingForDebugger": false},
+    });
+    if let Some(p) = parent {
+        event["sessionId"] = json!(p);
+    }
+    event
+}
+
+/// Only flat sessions are served.
+fn flat(method: &str, params: &Value) -> Result<(), Value> {
+    if params["flatten"].as_bool() == Some(true) {
+        Ok(())
+    } else {
+        Err(policy::refused(
+            method,
+            "only flat sessions (flatten: true) are served",
+        ))
     }
 }
 

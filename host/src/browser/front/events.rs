@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::emulate::tab_info_of;
+use super::emulate::seen;
 use super::{Client, Kind, Sess, lock, tab_of};
 use crate::browser::cdp::Event;
 
@@ -85,16 +85,10 @@ impl Client {
                 if !state.announced.contains(id) {
                     return Vec::new();
                 }
-                let mut frames = Vec::new();
-                if filter.admits("tab") {
-                    frames.push(
-                        json!({"method": e.method, "params": {"targetInfo": tab_info_of(&info)}}),
-                    );
-                }
-                if filter.admits("page") {
-                    frames.push(json!({"method": e.method, "params": {"targetInfo": info}}));
-                }
-                frames
+                seen(filter, &info)
+                    .into_iter()
+                    .map(|shown| json!({"method": e.method, "params": {"targetInfo": shown}}))
+                    .collect()
             }
             "Target.targetDestroyed" | "Target.targetCrashed" => match p["targetId"].as_str() {
                 Some(id) => self.gone(id, e.method == "Target.targetCrashed"),

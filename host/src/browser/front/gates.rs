@@ -49,28 +49,29 @@ impl Gates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use futures_util::FutureExt;
+    use std::pin::pin;
+
+    /// Whether `f` is still waiting after one poll (no timing involved).
+    fn waits<F: Future>(f: std::pin::Pin<&mut F>) -> bool {
+        f.now_or_never().is_none()
+    }
 
     #[tokio::test]
     async fn a_command_waits_for_calls_and_holds_back_later_ones() {
-        let gates = Arc::new(Gates::default());
+        let gates = Gates::default();
         let call = gates.shared("T").await;
         let also = gates.shared("T").await; // calls run side by side
-        let g = gates.clone();
-        let command = tokio::spawn(async move { g.exclusive("T").await });
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!command.is_finished(), "the command waits for the calls");
+        let mut command = pin!(gates.exclusive("T"));
+        assert!(waits(command.as_mut()), "the command waits for the calls");
         // A call that comes after the waiting command waits behind it.
-        let g = gates.clone();
-        let later = tokio::spawn(async move { g.shared("T").await });
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!later.is_finished(), "a later call waits for the command");
+        let mut later = pin!(gates.shared("T"));
+        assert!(waits(later.as_mut()), "a later call waits for the command");
         drop((call, also));
-        let held = command.await.expect("command");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!later.is_finished(), "no call while the command runs");
+        let held = command.await;
+        assert!(waits(later.as_mut()), "no call while the command runs");
         drop(held);
-        later.await.expect("later call");
+        drop(later.await);
         // Another tab is never held up.
         let _other = gates.exclusive("U").await;
         drop(gates.shared("T").await);

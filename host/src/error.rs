@@ -23,11 +23,13 @@ pub enum ErrorCode {
     NavigationFailed,
     PluginFailed,
     LimitExceeded,
+    AuthRequired,
+    NeedsHuman,
     Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidArgument,
         ErrorCode::NotFound,
         ErrorCode::Timeout,
@@ -40,6 +42,8 @@ impl ErrorCode {
         ErrorCode::NavigationFailed,
         ErrorCode::PluginFailed,
         ErrorCode::LimitExceeded,
+        ErrorCode::AuthRequired,
+        ErrorCode::NeedsHuman,
         ErrorCode::Internal,
     ];
 
@@ -57,6 +61,8 @@ impl ErrorCode {
             ErrorCode::NavigationFailed => "navigation_failed",
             ErrorCode::PluginFailed => "plugin_failed",
             ErrorCode::LimitExceeded => "limit_exceeded",
+            ErrorCode::AuthRequired => "auth_required",
+            ErrorCode::NeedsHuman => "needs_human",
             ErrorCode::Internal => "internal",
         }
     }
@@ -78,6 +84,8 @@ impl ErrorCode {
             ErrorCode::PluginFailed => 12,
             ErrorCode::LimitExceeded => 13,
             ErrorCode::Internal => 14,
+            ErrorCode::AuthRequired => 15,
+            ErrorCode::NeedsHuman => 16,
         }
     }
 
@@ -96,6 +104,8 @@ impl ErrorCode {
             ErrorCode::NavigationFailed => 502,
             ErrorCode::PluginFailed => 502,
             ErrorCode::LimitExceeded => 413,
+            ErrorCode::AuthRequired => 412,
+            ErrorCode::NeedsHuman => 409,
             ErrorCode::Internal => 500,
         }
     }
@@ -126,6 +136,12 @@ impl ErrorCode {
             }
             ErrorCode::PluginFailed => "a plugin trapped, timed out or broke its limits",
             ErrorCode::LimitExceeded => "a configured limit was reached",
+            ErrorCode::AuthRequired => {
+                "a login was required (launch --cookies-policy required) and no usable cookie was imported"
+            }
+            ErrorCode::NeedsHuman => {
+                "the page is a challenge or a login only a person can pass (captcha, MFA, a secret); solve it in the browser, then run webrig resume"
+            }
             ErrorCode::Internal => "a bug in webrig; please report it",
         }
     }

@@ -15,13 +15,16 @@ mod e2e {
     pub mod honest;
     pub mod inputs;
     pub mod locators;
+    pub mod logins;
     pub mod macros;
     pub mod mcp;
     pub mod mcp_http;
     pub mod nav;
     pub mod plugin_install;
+    pub mod policy;
     pub mod polyglot;
     pub mod pool;
+    pub mod proxy;
     pub mod read;
     pub mod relay;
     pub mod relay_door;
@@ -30,6 +33,7 @@ mod e2e {
     pub mod security_api;
     pub mod security_local;
     pub mod sessions;
+    pub mod signals;
     pub mod setup;
     pub mod snapshot;
     pub mod tabs;

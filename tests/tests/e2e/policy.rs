@@ -1,0 +1,1 @@
+//! (issue 27: filled in by its owner)

@@ -34,7 +34,7 @@ mod session;
 mod setup;
 mod skill;
 mod snapshot;
-mod state;
+pub(crate) mod state;
 pub mod surface;
 mod tabs;
 mod workflows;

@@ -8,6 +8,7 @@
 //! (`commands::dispatch`); nothing here knows a transport.
 
 mod lease;
+pub mod logins;
 pub mod pairing;
 mod plugin_browser;
 pub mod pool;

@@ -40,12 +40,27 @@ pub struct Launch {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["headed", "profile", "browser_path", "extension"])]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<String>,
+    /// Import your logins (cookies) from a browser of yours before the
+    /// first page: chrome, chromium or brave (`:PROFILE` names a profile
+    /// folder or its name; default: the one last used), or the path of a
+    /// profile, a user data folder or a Cookies file.
+    #[arg(long, value_name = "BROWSER[:PROFILE]|PATH", conflicts_with_all = ["extension", "pool"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cookies_from: Option<String>,
+    /// auto (the default): import the cookies that pass the checks;
+    /// required: also fail with auth_required when none does; off: none.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cookies_policy: Option<crate::rig::logins::CookiesPolicy>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Started {
     pub session: SessionInfo,
     pub tabs: Vec<TabInfo>,
+    /// What `--cookies-from` imported (never a cookie's value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logins: Option<crate::rig::logins::LoginsReport>,
 }
 
 impl Command for Launch {
@@ -55,11 +70,20 @@ impl Command for Launch {
     type Output = Started;
 
     fn prepare(&mut self) -> Result<(), ApiError> {
+        crate::rig::logins::absolutize(&mut self.cookies_from)?;
         absolutize(&mut self.profile)?;
         absolutize(&mut self.browser_path)
     }
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        let logins = crate::rig::logins::wanted(
+            self.cookies_from.as_deref(),
+            self.cookies_policy,
+            self.extension,
+        )?;
+        if logins.is_some() {
+            cx.require_local_files("--cookies-from")?;
+        }
         if self.extension {
             let link = relay_link(&cx)?;
             let session = cx.session()?;
@@ -78,6 +102,9 @@ impl Command for Launch {
             None => None,
         };
         if let Some(pool) = pool {
+            if logins.is_some() {
+                return Err(crate::rig::logins::not_on_a_pool());
+            }
             let state = cx.state().clone();
             let session = cx.session()?;
             if let Err(e) = state.place(session, &pool).await {
@@ -104,9 +131,36 @@ impl Command for Launch {
             extra_args: Vec::new(),
             own_browser: self.own_browser,
         };
+        let state = cx.state().clone();
+        let logins = match logins {
+            // Read and checked before a browser starts: a bad store starts none.
+            Some(wanted) => match crate::rig::logins::read(wanted).await {
+                Ok(prepared) => Some(prepared),
+                Err(e) => {
+                    let session = cx.session()?;
+                    if !session.has_browser() {
+                        crate::rig::logins::discard(&state, session).await;
+                    }
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
         let session = cx.session()?;
         session.launch(&opts).await?;
-        started(session).await
+        let report = match logins {
+            Some(prepared) => match crate::rig::logins::load(session, prepared).await {
+                Ok(report) => Some(report),
+                Err(e) => {
+                    crate::rig::logins::discard(&state, session).await;
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
+        let mut out = started(session).await?;
+        out.logins = report;
+        Ok(out)
     }
 
     fn human(out: &Started) -> String {
@@ -116,11 +170,16 @@ impl Command for Launch {
                 out.session.name, p.pool, p.endpoint
             );
         }
-        format!(
+        let mut s = format!(
             "session {} launched {}",
             out.session.name,
             out.session.executable.as_deref().unwrap_or("a browser")
-        )
+        );
+        if let Some(logins) = &out.logins {
+            s.push('\n');
+            s.push_str(&logins.human());
+        }
+        s
     }
 }
 
@@ -142,6 +201,7 @@ async fn started(session: &mut crate::browser::SessionState) -> Result<Started, 
     Ok(Started {
         session: session.info(),
         tabs,
+        logins: None,
     })
 }
 

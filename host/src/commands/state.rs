@@ -52,7 +52,7 @@ impl Cookie {
         }
     }
 
-    fn to_cdp(&self) -> Value {
+    pub(crate) fn to_cdp(&self) -> Value {
         let mut p = json!({
             "name": self.name, "value": self.value, "domain": self.domain,
             "path": self.path, "httpOnly": self.http_only, "secure": self.secure,

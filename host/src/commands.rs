@@ -29,6 +29,7 @@ mod pool;
 mod providers;
 mod read;
 mod relay;
+mod resume;
 mod scaffold;
 mod session;
 mod setup;
@@ -136,7 +137,7 @@ impl Group {
         match self {
             Group::Pages => {
                 "launch or connect a browser, goto, back, forward, reload, wait, \
-                             sessions, close"
+                             resume, sessions, close"
             }
             Group::Reading => "snapshot (@e refs), find, text, html, value, attr, title, url, eval",
             Group::Acting => {
@@ -419,6 +420,7 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<nav::Forward>(Pages),
         Entry::of::<nav::Reload>(Pages),
         Entry::of::<nav::Wait>(Pages),
+        Entry::of::<resume::Resume>(Pages),
         Entry::of::<read::Text>(Reading),
         Entry::of::<read::Html>(Reading),
         Entry::of::<read::Value>(Reading),

@@ -83,6 +83,10 @@ pub struct Limits {
     pub macro_memory_mib: usize,
     pub macro_print_lines: u32,
     pub macro_print_bytes: usize,
+    /// Automatic attempts at a challenge a navigation meets (a wait for a
+    /// self-clearing check, a reload honouring `Retry-After`) before the
+    /// command yields to a person with `needs_human`; 0: yield at once.
+    pub challenge_attempts: u32,
     /// `[devtools]`: what the tabs' console and network capture keeps.
     #[serde(skip)]
     pub devtools: Devtools,
@@ -175,6 +179,7 @@ impl Default for Limits {
             macro_memory_mib: 32,
             macro_print_lines: 50,
             macro_print_bytes: 16 << 10,
+            challenge_attempts: 2,
             devtools: Devtools::default(),
         }
     }
@@ -237,6 +242,43 @@ struct ConfigFile {
     devtools: Devtools,
     /// `[[pool]]`: remote browser pools (see [`pool`]).
     pool: Vec<pool::PoolEntry>,
+    policy: PolicyConfig,
+}
+
+/// `[policy]`: the domain policy every session's pages are held to, and
+/// `[policy.sessions.NAME]` one session's on top (see `browser::policy`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyConfig {
+    pub allow: Vec<String>,
+    pub block: Vec<String>,
+    pub sessions: std::collections::BTreeMap<String, PolicyRules>,
+}
+
+/// Allowed and blocked host patterns (`example.com`, `*.example.org`,
+/// with an optional `:port`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyRules {
+    pub allow: Vec<String>,
+    pub block: Vec<String>,
+}
+
+impl PolicyConfig {
+    /// The layers that hold session `name` (None: what holds every session).
+    pub fn layers(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Vec<crate::browser::policy::Layer>, crate::error::ApiError> {
+        use crate::browser::policy::Layer;
+        let mut layers = Vec::new();
+        layers.extend(Layer::parse("[policy]", &self.allow, &self.block)?);
+        if let Some(rules) = name.and_then(|n| self.sessions.get(n)) {
+            let source = format!("[policy.sessions.{}]", name.unwrap_or_default());
+            layers.extend(Layer::parse(&source, &rules.allow, &rules.block)?);
+        }
+        Ok(layers)
+    }
 }
 
 /// `[access]`: what the daemon lets a token holder on the HTTP API do beyond
@@ -251,12 +293,27 @@ pub struct Access {
     /// screenshot/pdf `--path`, `launch --profile/--browser-path` (runs an
     /// executable), `plugin install` paths.
     pub http_local_files: bool,
+    /// `[policy]`, read with it.
+    #[serde(skip)]
+    pub policy: PolicyConfig,
 }
 
 impl Access {
     /// Reads `[access]` from `config.toml` in `home` (defaults when absent).
     pub fn load(home: &Home) -> anyhow::Result<Access> {
-        Ok(read_config(home)?.1.access)
+        let (path, file) = read_config(home)?;
+        let mut access = file.access;
+        let policy = file.policy;
+        policy
+            .layers(None)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+        for name in policy.sessions.keys() {
+            policy
+                .layers(Some(name))
+                .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+        }
+        access.policy = policy;
+        Ok(access)
     }
 }
 

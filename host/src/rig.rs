@@ -169,6 +169,17 @@ impl State {
         &self.access
     }
 
+    /// The domain policy config.toml holds session `name` to (None: what
+    /// holds every session, plugins' included); None when it has none.
+    pub fn configured_policy(
+        &self,
+        name: Option<&str>,
+    ) -> Option<Arc<crate::browser::policy::DomainPolicy>> {
+        // Checked when the daemon started: a bad rule never gets this far.
+        let layers = self.access.policy.layers(name).unwrap_or_default();
+        crate::browser::policy::DomainPolicy::new(layers)
+    }
+
     pub fn home(&self) -> &Home {
         &self.home
     }

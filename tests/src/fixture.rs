@@ -11,6 +11,7 @@
 //! provider that times out) and `/status/<code>/<path>` answers `<code>`
 //! (one that fails). `/login` sets cookies, `/download/<name>?bytes=N` is an
 //! attachment, `/echo-headers` answers the request's headers as JSON.
+//! `/signals/...` refuse or challenge the browser ([`signals`]).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -77,6 +78,7 @@ fn app(root: PathBuf) -> Router {
         .route("/login", get(login))
         .route("/download/{name}", get(download))
         .route("/echo-headers", get(echo_headers))
+        .merge(signals::routes())
         .route("/", get(index))
         .route("/{*path}", get(file))
         .with_state(root)
@@ -305,4 +307,144 @@ fn content_type(path: &str) -> &'static str {
 
 fn html(body: String) -> Response {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+/// Pages that refuse or challenge the browser, for the signals tests
+/// (`/signals/...`); each keeps a count of its hits per key, and a key can
+/// be marked solved (what a person solving the challenge would do).
+pub mod signals {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+
+    use axum::Router;
+    use axum::extract::{Path as AxPath, Query};
+    use axum::http::{StatusCode, header};
+    use axum::response::{IntoResponse, Response};
+    use axum::routing::get;
+
+    #[derive(Default)]
+    struct Keys {
+        hits: HashMap<String, u32>,
+        solved: HashMap<String, bool>,
+    }
+
+    static KEYS: LazyLock<Mutex<Keys>> = LazyLock::new(Default::default);
+
+    fn keys() -> std::sync::MutexGuard<'static, Keys> {
+        KEYS.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `/signals/hits/{key}`: how many times a page of `key` was requested.
+    async fn hits(AxPath(key): AxPath<String>) -> String {
+        keys().hits.get(&key).copied().unwrap_or(0).to_string()
+    }
+
+    /// `/signals/solve/{key}`: marks `key` solved; its pages answer
+    /// normally from now on.
+    async fn solve(AxPath(key): AxPath<String>) -> &'static str {
+        keys().solved.insert(key, true);
+        "solved"
+    }
+
+    fn hit(key: &str) -> (u32, bool) {
+        let mut k = keys();
+        let n = {
+            let n = k.hits.entry(key.to_string()).or_insert(0);
+            *n += 1;
+            *n
+        };
+        (n, k.solved.get(key).copied().unwrap_or(false))
+    }
+
+    pub(super) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+        Router::new()
+            .route("/signals/flaky/{key}", get(flaky))
+            .route("/signals/captcha/{key}", get(captcha))
+            .route("/signals/solved/{key}", get(solved))
+            .route("/signals/hits/{key}", get(hits))
+            .route("/signals/solve/{key}", get(solve))
+            .route("/signals/loop/{step}", get(looping))
+    }
+
+    fn page(code: StatusCode, extra: &[(header::HeaderName, &str)], body: String) -> Response {
+        let mut r = (code, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+        for (k, v) in extra {
+            if let Ok(v) = v.parse() {
+                r.headers_mut().insert(k.clone(), v);
+            }
+        }
+        r
+    }
+
+    fn welcome(key: &str) -> Response {
+        page(
+            StatusCode::OK,
+            &[],
+            format!("<!doctype html><title>Welcome {key}</title><h1>Welcome</h1><p>The real page.</p>"),
+        )
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Flaky {
+        /// Answer 429 every time (default: only the first).
+        always: Option<bool>,
+    }
+
+    /// `/signals/flaky/{key}`: 429 (Retry-After: 1) first, then a page
+    /// shaped like Cloudflare's "Just a moment..." interstitial (403) that
+    /// never clears by itself; `?always=true`: 429 every time.
+    async fn flaky(AxPath(key): AxPath<String>, Query(q): Query<Flaky>) -> Response {
+        let (n, solved) = hit(&key);
+        if solved {
+            return welcome(&key);
+        }
+        if n == 1 || q.always == Some(true) {
+            return page(
+                StatusCode::TOO_MANY_REQUESTS,
+                &[(header::RETRY_AFTER, "1")],
+                "<!doctype html><title>Too Many Requests</title><p>Slow down.</p>".into(),
+            );
+        }
+        page(
+            StatusCode::FORBIDDEN,
+            &[],
+            "<!doctype html><html><head><title>Just a moment...</title></head><body>\
+             <div id=\"challenge-running\"><h1>Checking if the site connection is secure</h1>\
+             <p>This fixture needs to review the security of your connection before proceeding.</p></div>\
+             </body></html>"
+                .into(),
+        )
+    }
+
+    /// `/signals/captcha/{key}`: a page holding an hCaptcha-style widget
+    /// until the key is solved; the page looks for that itself and moves
+    /// on, as a solved widget would.
+    async fn captcha(AxPath(key): AxPath<String>) -> Response {
+        let (_, solved) = hit(&key);
+        if solved {
+            return welcome(&key);
+        }
+        page(
+            StatusCode::OK,
+            &[],
+            format!(
+                "<!doctype html><title>Security check</title><h1>One more step</h1>\
+                 <p>Please verify you are human.</p>\
+                 <div class=\"h-captcha\" data-sitekey=\"fixture\" style=\"width:300px;height:80px;border:1px solid #999\"></div>\
+                 <script>setInterval(async () => {{ const r = await fetch('/signals/solved/{key}'); \
+                 if ((await r.text()) === 'yes') location.reload(); }}, 200);</script>"
+            ),
+        )
+    }
+
+    async fn solved(AxPath(key): AxPath<String>) -> Response {
+        let yes = keys().solved.get(&key).copied().unwrap_or(false);
+        (StatusCode::OK, if yes { "yes" } else { "no" }).into_response()
+    }
+
+    /// `/signals/loop/a` → `/signals/loop/b` → `/signals/loop/a` → …
+    async fn looping(AxPath(step): AxPath<String>) -> Response {
+        let next = if step == "a" { "/signals/loop/b" } else { "/signals/loop/a" };
+        (StatusCode::FOUND, [(header::LOCATION, next)], "").into_response()
+    }
 }

@@ -38,6 +38,13 @@ pub struct Shared {
     pub downloads: Arc<Downloads>,
     /// The session's browser is the user's own, through the extension.
     relay: std::sync::atomic::AtomicBool,
+    /// Coherence, site health and challenges (`browser::signals`).
+    pub signals: super::signals::Signals,
+    /// The session's domain policy (None: every host).
+    policy: std::sync::RwLock<Option<Arc<super::policy::DomainPolicy>>>,
+    /// What the session's guard (browser-wide, or per tab on the relay)
+    /// refused lately.
+    refusals: std::sync::RwLock<Arc<super::guard::Refusals>>,
 }
 
 impl Shared {
@@ -48,7 +55,47 @@ impl Shared {
             emulation: Mutex::new(Emulation::default()),
             downloads: Arc::new(downloads),
             relay: Default::default(),
+            signals: Default::default(),
+            policy: Default::default(),
+            refusals: Default::default(),
         })
+    }
+
+    pub fn policy(&self) -> Option<Arc<super::policy::DomainPolicy>> {
+        self.policy
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn refusals(&self) -> Arc<super::guard::Refusals> {
+        self.refusals
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn set_refusals(&self, refusals: Arc<super::guard::Refusals>) {
+        *self.refusals.write().unwrap_or_else(|e| e.into_inner()) = refusals;
+    }
+
+    pub fn set_policy(&self, policy: Option<Arc<super::policy::DomainPolicy>>) {
+        *self.policy.write().unwrap_or_else(|e| e.into_inner()) = policy;
+    }
+
+    /// The policy the tabs themselves enforce: on the user's browser,
+    /// where there is no browser-wide guard. Elsewhere the guard does.
+    fn tab_guard(&self) -> Option<Arc<super::policy::DomainPolicy>> {
+        self.policy().filter(|_| self.is_relay())
+    }
+
+    /// `Fetch.enable`'s arguments for a tab (None: Fetch off): every
+    /// request when the tab guards the policy, else the routes' patterns.
+    pub fn fetch_params(&self) -> Option<Value> {
+        match self.tab_guard() {
+            Some(policy) => Some(json!({ "patterns": super::guard::patterns(!policy.csp().is_empty()) })),
+            None => routes::fetch_patterns(&self.routes()),
+        }
     }
 
     /// `Network.enable`: the browser keeps response bodies up to the cap.
@@ -143,8 +190,16 @@ impl TabDevtools {
             calls.push(("Log.enable", json!({})));
             calls.push(self.shared.network_enable());
         }
-        if let Some(params) = routes::fetch_patterns(&self.shared.routes()) {
+        if let Some(params) = self.shared.fetch_params() {
             calls.push(("Fetch.enable", params));
+        }
+        let guard;
+        if let Some(policy) = self.shared.policy() {
+            guard = policy.socket_guard(self.shared.is_relay());
+            calls.push((
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": guard, "runImmediately": true }),
+            ));
         }
         let emulation = self.shared.emulation();
         if !emulation.is_default() {
@@ -158,15 +213,71 @@ impl TabDevtools {
         Ok(())
     }
 
+    /// Guards an out-of-process frame of the tab as the tab itself, where
+    /// the tab guards the policy (the user's browser).
+    pub async fn enable_frame(&self, frame: &CdpSession) -> Result<(), ApiError> {
+        let Some(policy) = self.shared.tab_guard() else {
+            return Ok(());
+        };
+        let guard = policy.socket_guard(self.shared.is_relay());
+        let (script, fetch) = tokio::join!(
+            frame.call(
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": guard, "runImmediately": true }),
+            ),
+            frame.call("Fetch.enable", self.shared.fetch_params().unwrap_or_default()),
+        );
+        script?;
+        fetch?;
+        Ok(())
+    }
+
     /// Takes one event of the tab's own session: into the rings, or (a
     /// paused request) answered per the session's routes.
     pub fn on_event(&self, cdp: &CdpSession, method: &str, params: &Value) {
         if method != "Fetch.requestPaused" {
-            self.rings().apply(method, params);
+            self.shared.signals.on_event(cdp.id(), method, params);
+            let mut rings = self.rings();
+            rings.apply(method, params);
+            match method {
+                "Network.loadingFailed" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    if let Some(why) = self.shared.refusals().of(id) {
+                        rings.mark_blocked(id, why);
+                    }
+                }
+                "Network.webSocketCreated" => {
+                    let url = params["url"].as_str().unwrap_or_default();
+                    if let Some(Err(why)) = self.shared.policy().map(|p| p.check(url)) {
+                        // The page's guard should have thrown; say so loudly.
+                        tracing::warn!(%why, "a page opened a WebSocket the domain policy refuses");
+                        rings.note_escape(params, why);
+                    }
+                }
+                _ => {}
+            }
             return;
         }
         let id = params["requestId"].as_str().unwrap_or_default().to_string();
         let url = params["request"]["url"].as_str().unwrap_or_default();
+        if let Some(policy) = self.shared.tab_guard() {
+            // The user's browser: this tab guards the policy, then routes.
+            let (cdp, shared, params) = (cdp.clone(), self.shared.clone(), params.clone());
+            tokio::spawn(async move {
+                let call = match super::guard::verdict(&*policy, &shared.refusals(), &params).await {
+                    Some(call) => call,
+                    None => {
+                        let url = params["request"]["url"].as_str().unwrap_or_default();
+                        let mut routes = shared.routes.lock().unwrap_or_else(|e| e.into_inner());
+                        routes::answer(&mut routes, &id, url)
+                    }
+                };
+                if let Err(e) = cdp.call(call.0, call.1).await {
+                    tracing::debug!(error = %e, "answering a guarded request");
+                }
+            });
+            return;
+        }
         let (method, params) = {
             let mut routes = self.shared.routes.lock().unwrap_or_else(|e| e.into_inner());
             routes::answer(&mut routes, &id, url)

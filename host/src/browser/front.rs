@@ -59,6 +59,9 @@ pub struct Seat {
     pub gates: Arc<Gates>,
     /// Pages the client opens, handed to the session as new tabs.
     pub new_pages: Weak<Mutex<Vec<String>>>,
+    /// The session's domain policy: what `Target.createTarget` may open
+    /// (everything else a client loads meets the session's guard).
+    pub policy: Option<Arc<super::policy::DomainPolicy>>,
 }
 
 /// Where the client connected: the browser, or one page

@@ -270,11 +270,21 @@ pub async fn goto(
     until: LoadState,
     deadline: Instant,
 ) -> Result<Navigated, ApiError> {
+    let shared = &tab.devtools().shared;
+    if let Some(policy) = shared.policy() {
+        policy.require(url.as_str())?;
+    }
     let mut events = tab.cdp().connection().subscribe();
     let reply = tab
         .call("Page.navigate", json!({ "url": url.as_str() }))
         .await?;
     if let Some(error) = reply["errorText"].as_str().filter(|e| !e.is_empty()) {
+        // A redirect (or a frame of it) the domain policy refused.
+        if error.contains("ERR_BLOCKED_BY_CLIENT")
+            && let Some(why) = shared.refusals().take_last_document()
+        {
+            return Err(super::policy::refused(format!("could not load {url}: {why}")));
+        }
         return Err(ApiError::new(
             ErrorCode::NavigationFailed,
             format!("could not load {url}: {error}"),

@@ -48,6 +48,12 @@ pub struct SessionInfo {
     /// The remote pool and endpoint the browser runs on (`launch --pool`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<super::pool::Placement>,
+    /// The domain policy its pages are held to (`--allow/--block`, `[policy]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<super::policy::PolicyInfo>,
+    /// The proxy its browser goes through (`launch --proxy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<super::proxy::ProxyInfo>,
 }
 
 pub struct SessionState {
@@ -80,6 +86,13 @@ pub struct SessionState {
     devtools: Arc<super::devtools::Shared>,
     /// Where the browser runs when it is on a remote pool.
     placement: Option<super::pool::Placement>,
+    /// The rules `launch|connect --allow/--block` added to the policy
+    /// (kept in sessions.json, so a restarted daemon holds them too).
+    flag_rules: Option<(Vec<String>, Vec<String>)>,
+    /// `launch --proxy`.
+    proxy: Option<super::proxy::Proxy>,
+    /// `[policy]` (and `[policy.sessions.NAME]`) of config.toml.
+    config_policy: Option<Arc<super::policy::DomainPolicy>>,
 }
 
 impl SessionState {
@@ -117,7 +130,66 @@ impl SessionState {
             interrupt,
             bindings,
             placement: None,
+            flag_rules: None,
+            proxy: None,
+            config_policy: None,
         }
+    }
+
+    /// The domain policy config.toml holds the session to (set once, when
+    /// the session is made); flags add to it.
+    pub fn set_config_policy(&mut self, policy: Option<Arc<super::policy::DomainPolicy>>) {
+        self.config_policy = policy.clone();
+        self.devtools.set_policy(policy);
+    }
+
+    /// Holds the session's pages, on top of the config's policy, to the
+    /// rules of `launch|connect --allow/--block` (replacing earlier flags').
+    pub fn restrict(&mut self, allow: &[String], block: &[String]) -> Result<(), ApiError> {
+        let layer = super::policy::Layer::parse("--allow/--block", allow, block)?;
+        if layer.is_some() && self.browser.is_some() && self.check_gone().is_ok() {
+            return Err(ApiError::invalid(format!(
+                "session {:?} already has a browser: its policy is set when it starts",
+                self.name
+            ))
+            .with_hint("close it first (webrig close), or pick another --session"));
+        }
+        self.flag_rules = layer.is_some().then(|| (allow.to_vec(), block.to_vec()));
+        self.devtools.set_policy(super::policy::DomainPolicy::with(
+            self.config_policy.as_ref(),
+            layer,
+        ));
+        Ok(())
+    }
+
+    /// The proxy the session's next browser goes through.
+    pub fn set_proxy(&mut self, proxy: Option<super::proxy::Proxy>) {
+        self.proxy = proxy;
+    }
+
+    /// A policy or proxy credentials need the browser-wide request guard,
+    /// so a browser of the session's own.
+    fn needs_guard(&self) -> bool {
+        self.devtools.policy().is_some()
+            || self.proxy.as_ref().is_some_and(|p| p.credentials().is_some())
+    }
+
+    /// Starts the request guard on a (non-relay) browser when the session
+    /// needs one; the user's browser is guarded per tab instead.
+    async fn guard(&self, browser: &Browser) -> Result<(), ApiError> {
+        // Plugin sessions (`own_browser`) run their own guard, which holds
+        // their grants and the config's policy both.
+        if browser.endpoint == RELAY_ENDPOINT || self.own_browser || !self.needs_guard() {
+            return Ok(());
+        }
+        let judge: Arc<dyn super::guard::Judge> = match self.devtools.policy() {
+            Some(policy) => policy,
+            None => Arc::new(super::guard::Anything),
+        };
+        let credentials = self.proxy.as_ref().and_then(|p| p.credentials().cloned());
+        let refusals = super::guard::start(&browser.conn, judge, credentials).await?;
+        self.devtools.set_refusals(refusals);
+        Ok(())
     }
 
     fn set_interrupt(&self, conn: Option<Connection>) {
@@ -167,6 +239,8 @@ impl SessionState {
             lost: self.gone.clone(),
             tabs: self.tabs.len(),
             pool: self.placement.clone(),
+            policy: self.devtools.policy().map(|p| p.info()),
+            proxy: self.proxy.as_ref().map(|p| p.info()),
         }
     }
 
@@ -204,7 +278,7 @@ impl SessionState {
     /// Starts a browser for this session (a context in the shared browser
     /// unless it must have its own); refuses if one is running.
     pub async fn launch(&mut self, opts: &LaunchOptions) -> Result<(), ApiError> {
-        let own = self.own_browser || opts.wants_own_browser();
+        let own = self.own_browser || opts.wants_own_browser() || self.needs_guard();
         let needed = if !own && self.shared.running(opts.headed).await {
             self.context_memory_mib
         } else {
@@ -232,10 +306,15 @@ impl SessionState {
             ));
         }
         if own {
-            return self.replace_browser(Browser::launch(opts).await?).await;
+            let mut opts = opts.clone();
+            if let Some(proxy) = &self.proxy {
+                opts.extra_args.extend(proxy.switches());
+            }
+            return self.replace_browser(Browser::launch(&opts).await?).await;
         }
         self.refuse_if_running().await?;
-        let context = self.shared.open(opts.headed).await?;
+        let proxy = self.proxy.as_ref().map(|p| p.context_params());
+        let context = self.shared.open(opts.headed, proxy).await?;
         self.replace_browser(Browser::context(context)).await?;
         // A browser starts with a blank page; so does a context.
         if self.tabs.is_empty() {
@@ -351,6 +430,7 @@ impl SessionState {
                 .unwrap_or_else(|| format!("webrig-{}", self.name)),
             gates,
             new_pages: Arc::downgrade(&browser.new_pages),
+            policy: self.devtools.policy(),
         })
     }
 
@@ -374,6 +454,8 @@ impl SessionState {
 
     /// Re-attaches to the browser an earlier daemon bound to this session.
     pub async fn adopt(&mut self, binding: &Binding) -> Result<(), ApiError> {
+        // The rules it was started with hold again before anything loads.
+        self.restrict(&binding.allow, &binding.block)?;
         self.replace_browser(Browser::adopt(binding, &self.shared).await?)
             .await
     }
@@ -410,7 +492,16 @@ impl SessionState {
             // A browser that refuses (an old one) still works, without downloads.
             tracing::warn!(error = %e, "downloads are not followed");
         }
-        let binding = browser.binding().await;
+        if let Err(e) = self.guard(&browser).await {
+            // Never a browser of a guarded session without its guard.
+            browser.shutdown().await;
+            return Err(e);
+        }
+        let mut binding = browser.binding().await;
+        if let (Some(b), Some((allow, block))) = (&mut binding, &self.flag_rules) {
+            b.allow = allow.clone();
+            b.block = block.clone();
+        }
         self.bindings.set(&self.name, binding);
         self.browser = Some(browser);
         if let Err(e) = self.adopt_pages().await {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Binding {
     /// The browser's `ws://…/devtools/browser/…` endpoint.
     pub endpoint: String,
@@ -23,6 +23,11 @@ pub struct Binding {
     /// then the shared browser's keeper).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// `--allow`/`--block` rules the session was started with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block: Vec<String>,
 }
 
 pub struct Bindings {
@@ -89,6 +94,7 @@ mod tests {
             headless: true,
             executable: None,
             context: Some("CTX".into()),
+            ..Binding::default()
         };
         Bindings::load(path.clone()).set("work", Some(b.clone()));
         assert_eq!(

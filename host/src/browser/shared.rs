@@ -98,7 +98,12 @@ impl SharedBrowsers {
 
     /// A new context in the shared browser of this kind, launching (or,
     /// after a crash, relaunching) it first when needed.
-    pub async fn open(self: &Arc<Self>, headed: bool) -> Result<Context, ApiError> {
+    /// `proxy`: the context's own proxy (`createBrowserContext` fields).
+    pub async fn open(
+        self: &Arc<Self>,
+        headed: bool,
+        proxy: Option<serde_json::Value>,
+    ) -> Result<Context, ApiError> {
         let mut kinds = self.kinds.lock().await;
         let slot = &mut kinds[kind(headed)];
         let host = match slot.as_ref().filter(|h| h.alive()) {
@@ -122,7 +127,13 @@ impl SharedBrowsers {
             .call(
                 None,
                 "Target.createBrowserContext",
-                json!({ "disposeOnDetach": false }),
+                {
+                    let mut p = json!({ "disposeOnDetach": false });
+                    if let Some(serde_json::Value::Object(fields)) = proxy {
+                        p.as_object_mut().into_iter().for_each(|o| o.extend(fields.clone()));
+                    }
+                    p
+                },
             )
             .await
             .map_err(gone)?;
@@ -251,6 +262,7 @@ impl Context {
             headless: self.host.headless,
             executable: self.host.executable.clone(),
             context: Some(self.id.clone()),
+            ..Binding::default()
         }
     }
 

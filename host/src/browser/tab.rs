@@ -695,8 +695,16 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                     "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
                         if let Some(child) = p["sessionId"].as_str() {
                             let child = CdpSession::new(cdp.connection().clone(), child);
+                            let devtools = devtools.clone();
                             tokio::spawn(async move {
                                 let _ = install_hooks(&child).await;
+                                // An out-of-process frame on the user's
+                                // browser guards the policy itself.
+                                if let Some(devtools) = devtools.upgrade()
+                                    && let Err(e) = devtools.enable_frame(&child).await
+                                {
+                                    tracing::debug!(error = %e, "guarding a frame");
+                                }
                             });
                         }
                         if let (Some(target), Some(child), Ok(mut map)) = (
@@ -724,6 +732,18 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                         continue;
                     }
                 }
+            }
+            // A paused request of an out-of-process frame (the relay's
+            // per-tab guard).
+            if event.method == "Fetch.requestPaused"
+                && let Some(child) = event.session_id.as_deref()
+                && children.lock().is_ok_and(|m| m.values().any(|s| s == child))
+            {
+                if let Some(devtools) = devtools.upgrade() {
+                    let child = CdpSession::new(cdp.connection().clone(), child);
+                    devtools.on_event(&child, &event.method, &event.params);
+                }
+                continue;
             }
             if event.session_id.as_deref() != Some(&session)
                 || event.method != "Page.lifecycleEvent"

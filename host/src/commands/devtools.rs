@@ -650,8 +650,8 @@ async fn apply_routes(cx: &mut Cx, list: Vec<Route>) -> Result<(), ApiError> {
     let session = cx.session()?;
     let shared = session.devtools().clone();
     let tabs = session.all_tabs();
-    let call = routes::fetch_patterns(&list);
     *shared.routes.lock().unwrap_or_else(|e| e.into_inner()) = list;
+    let call = shared.fetch_params();
     for tab in tabs {
         match &call {
             Some(params) => tab.call("Fetch.enable", params.clone()).await?,

@@ -118,10 +118,18 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
         .await?;
         let devtools = (!entry.read_only()).then(|| held.tab().devtools().clone());
         let action = devtools.as_ref().map(|_| action_label(entry, &req.args));
+        // A command that acts on the page answers for what it landed on.
+        let acted_on = devtools.as_ref().map(|_| held.tab().clone());
         let cx = Cx::for_tab(state, held, deadline)
             .with_local_files(req.local_files)
             .with_events(req.events.clone());
-        let result = finish(entry, cx, req.args, deadline, timeout_ms).await;
+        let result = match (finish(entry, cx, req.args, deadline, timeout_ms).await, acted_on) {
+            (Ok(value), Some(tab)) => {
+                let attempts = limits.challenge_attempts;
+                crate::browser::signals::after_command(&tab, value, attempts, deadline).await
+            }
+            (result, _) => result,
+        };
         told(&slot, &result);
         if let (Some(d), Some(action)) = (devtools, action) {
             d.note_action(match &result {

@@ -22,6 +22,10 @@ pub struct EmulationOut {
     /// `set device --list`: the known devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<String>,
+    /// Where the browser now contradicts itself (a time zone against the
+    /// locale, a Windows agent on a Linux platform, …): a site may notice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::browser::signals::Warning>,
 }
 
 fn human(out: &EmulationOut) -> String {
@@ -41,7 +45,11 @@ fn human(out: &EmulationOut) -> String {
     } else {
         parts.join(", ")
     };
-    format!("{what} (on {} tabs)", out.tabs)
+    let mut text = format!("{what} (on {} tabs)", out.tabs);
+    for w in &out.warnings {
+        text.push_str(&format!("\nwarning: {}", w.message));
+    }
+    text
 }
 
 /// Applies `setting` to every tab: the active tab first, so a value the
@@ -93,7 +101,9 @@ async fn apply(cx: &mut Cx, setting: Setting) -> Result<EmulationOut, ApiError> 
         }
     }
     *shared.emulation.lock().unwrap_or_else(|e| e.into_inner()) = next.clone();
+    shared.signals.refresh(&active).await;
     Ok(EmulationOut {
+        warnings: shared.signals.warnings(&next),
         emulation: next,
         tabs: tabs.len(),
         devices: Vec::new(),
@@ -168,6 +178,7 @@ impl Command for SetDevice {
                 emulation: cx.session()?.devtools().emulation(),
                 tabs: 0,
                 devices: devices::names().map(str::to_string).collect(),
+                warnings: Vec::new(),
             });
         }
         let name = self.name.unwrap_or_default();

@@ -14,6 +14,7 @@ use crate::browser::capture::{self, Area, ImageFormat};
 use crate::browser::devtools::entry::Request;
 use crate::browser::devtools::{self, ConsoleEntry, Emulation, PageError, redact};
 use crate::browser::session::TabInfo;
+use crate::browser::signals;
 use crate::browser::snapshot;
 use crate::error::ApiError;
 
@@ -36,6 +37,21 @@ pub struct TabHealth {
     /// A dialog open on the tab (it blocks the page until answered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<crate::browser::tab::Dialog>,
+    /// The challenge the tab's page was last found to be (a bot check, a
+    /// block, a one-time-code login step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<signals::Challenge>,
+}
+
+/// Whether the browser looks coherent, and how sites are answering it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SignalsOut {
+    /// Where the user agent, platform, languages, Accept-Language, time
+    /// zone, locale, geolocation and proxy exit disagree.
+    pub warnings: Vec<signals::Warning>,
+    /// Per site (registrable host): documents, 403/429/503 answers,
+    /// challenges, redirect loops, and a 0-100 score.
+    pub health: signals::health::Summary,
 }
 
 const RECENT: usize = 3;
@@ -72,6 +88,16 @@ fn health(tab: &Tab, reveal: bool) -> TabHealth {
         last_actions: d.actions(),
         recording_har: rings.har_from.is_some(),
         dialog: tab.dialog(),
+        challenge: d
+            .shared
+            .signals
+            .tab_challenge(tab.cdp().id())
+            .map(|mut c| {
+                if !reveal {
+                    c.url = redact::url(&c.url);
+                }
+                c
+            }),
     }
 }
 
@@ -99,6 +125,7 @@ pub struct InspectOut {
     pub downloads: usize,
     pub downloads_in_progress: usize,
     pub capture: bool,
+    pub signals: SignalsOut,
 }
 
 impl Command for Inspect {
@@ -119,11 +146,23 @@ impl Command for Inspect {
         } else {
             Vec::new()
         };
+        let all = session.all_tabs();
+        let active = tabs.iter().find(|t| t.active).map(|t| t.id.clone());
+        if let Some(tab) = all.iter().find(|t| Some(t.id()) == active.as_deref()) {
+            shared.signals.refresh(tab).await;
+        }
         if !self.reveal {
             tabs.iter_mut().for_each(redact::tab);
         }
-        let health = session
-            .all_tabs()
+        let mut site_health = shared.signals.health();
+        if !self.reveal {
+            for s in &mut site_health.sites {
+                if let Some(c) = &mut s.last_challenge {
+                    c.url = redact::url(&c.url);
+                }
+            }
+        }
+        let health = all
             .iter()
             .map(|t| health(t, self.reveal))
             .collect();
@@ -141,6 +180,10 @@ impl Command for Inspect {
                 .filter(|d| d.state == "in_progress")
                 .count(),
             capture,
+            signals: SignalsOut {
+                warnings: shared.signals.warnings(&shared.emulation()),
+                health: site_health,
+            },
         })
     }
 
@@ -184,6 +227,9 @@ impl Command for Inspect {
             for a in &h.last_actions {
                 l.push(format!("    did: {a}"));
             }
+            if let Some(c) = &h.challenge {
+                l.push(format!("    challenge: {} at {}", c.kind.as_str(), c.url));
+            }
         }
         if !out.capture {
             l.push("capture is off ([devtools] capture = false)".into());
@@ -198,6 +244,16 @@ impl Command for Inspect {
             .collect();
         if !set.is_empty() {
             l.push(format!("emulating: {}", set.join(", ")));
+        }
+        for w in &out.signals.warnings {
+            l.push(format!("warning: {}", w.message));
+        }
+        for s in &out.signals.health.sites {
+            l.push(format!(
+                "site {}: health {}/100, {} documents, {} × 403, {} × 429, {} × 503, {} challenges, {} redirect loops",
+                s.site, s.score, s.documents, s.status_403, s.status_429, s.status_503,
+                s.challenges, s.redirect_loops
+            ));
         }
         l.push(format!(
             "{} routes, {} downloads ({} in progress)",

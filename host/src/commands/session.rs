@@ -52,6 +52,33 @@ pub struct Launch {
     #[arg(long, value_enum, value_name = "POLICY")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cookies_policy: Option<crate::rig::logins::CookiesPolicy>,
+    /// Hosts the session's pages may reach, comma-separated
+    /// (`example.com,*.example.org`, `host:port`); every other host is
+    /// refused. On top of `[policy]` in config.toml: the stricter holds.
+    #[arg(long, value_name = "HOSTS")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Hosts the session's pages may not reach (beats --allow).
+    #[arg(long, value_name = "HOSTS")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block: Vec<String>,
+    /// Send the browser's requests through this proxy
+    /// (`http://host:port`, `https://…`, `socks5://…`); no credentials in it.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["extension", "pool"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<String>,
+    /// Hosts that skip the proxy (`example.com,*.internal,<-loopback>`).
+    #[arg(long, value_name = "HOSTS", requires = "proxy")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proxy_bypass: Vec<String>,
+    /// A file of yours (mode 600) holding the proxy's `user:password`.
+    #[arg(long, value_name = "FILE", requires = "proxy", conflicts_with = "proxy_auth_env")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_auth_file: Option<PathBuf>,
+    /// An environment variable of the daemon holding the proxy's `user:password`.
+    #[arg(long, value_name = "VAR", requires = "proxy")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_auth_env: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -72,6 +99,7 @@ impl Command for Launch {
     fn prepare(&mut self) -> Result<(), ApiError> {
         crate::rig::logins::absolutize(&mut self.cookies_from)?;
         absolutize(&mut self.profile)?;
+        absolutize(&mut self.proxy_auth_file)?;
         absolutize(&mut self.browser_path)
     }
 
@@ -83,6 +111,28 @@ impl Command for Launch {
         )?;
         if logins.is_some() {
             cx.require_local_files("--cookies-from")?;
+        }
+        if self.proxy_auth_file.is_some() {
+            cx.require_local_files("--proxy-auth-file")?;
+        }
+        if self.proxy_auth_env.is_some() {
+            cx.require_local_files("--proxy-auth-env (it reads the daemon's environment)")?;
+        }
+        let proxy = match &self.proxy {
+            Some(url) => Some(crate::browser::proxy::Proxy::parse(
+                url,
+                &self.proxy_bypass,
+                crate::browser::proxy::credentials(
+                    self.proxy_auth_file.as_deref(),
+                    self.proxy_auth_env.as_deref(),
+                )?,
+            )?),
+            None => None,
+        };
+        {
+            let session = cx.session()?;
+            session.restrict(&self.allow, &self.block)?;
+            session.set_proxy(proxy);
         }
         if self.extension {
             let link = relay_link(&cx)?;
@@ -219,6 +269,14 @@ pub struct Connect {
     #[arg(long, conflicts_with = "endpoint")]
     #[serde(default)]
     pub extension: bool,
+    /// Hosts the session's pages may reach, comma-separated (see launch).
+    #[arg(long, value_name = "HOSTS")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Hosts the session's pages may not reach (beats --allow).
+    #[arg(long, value_name = "HOSTS")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block: Vec<String>,
 }
 
 impl Command for Connect {
@@ -228,6 +286,7 @@ impl Command for Connect {
     type Output = Started;
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
+        cx.session()?.restrict(&self.allow, &self.block)?;
         if self.extension {
             let link = relay_link(&cx)?;
             let session = cx.session()?;
@@ -272,6 +331,11 @@ pub struct SessionEntry {
     pub queued: usize,
     /// Details, when the session was idle.
     pub info: Option<SessionInfo>,
+    /// Where what the browser claims disagrees (user agent and platform,
+    /// languages, locale, time zone, geolocation, proxy exit), as its
+    /// pages last saw it; empty when all agrees or the session was busy.
+    #[serde(default)]
+    pub warnings: Vec<crate::browser::signals::Warning>,
 }
 
 impl Command for Sessions {
@@ -287,17 +351,22 @@ impl Command for Sessions {
             // Never wait behind a running command just to list.
             let queued = slot.queued();
             let entry = match slot.state().try_lock() {
-                Ok(mut state) => SessionEntry {
-                    info: Some(state.info()),
-                    name,
-                    busy: false,
-                    queued,
-                },
+                Ok(mut state) => {
+                    let shared = state.devtools().clone();
+                    SessionEntry {
+                        info: Some(state.info()),
+                        name,
+                        busy: false,
+                        queued,
+                        warnings: shared.signals.warnings(&shared.emulation()),
+                    }
+                }
                 Err(_) => SessionEntry {
                     info: None,
                     name,
                     busy: true,
                     queued,
+                    warnings: Vec::new(),
                 },
             };
             sessions.push(entry);
@@ -311,9 +380,15 @@ impl Command for Sessions {
         }
         out.sessions
             .iter()
-            .map(|s| match &s.info {
-                Some(info) => format!("{}\t{}\t{} tab(s)", s.name, info.browser, info.tabs),
-                None => format!("{}\tbusy", s.name),
+            .map(|s| {
+                let line = match &s.info {
+                    Some(info) => format!("{}\t{}\t{} tab(s)", s.name, info.browser, info.tabs),
+                    None => format!("{}\tbusy", s.name),
+                };
+                std::iter::once(line)
+                    .chain(s.warnings.iter().map(|w| format!("  warning: {}", w.message)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             })
             .collect::<Vec<_>>()
             .join("\n")

@@ -27,6 +27,17 @@ pub struct HostRule {
 
 impl HostRule {
     pub fn parse(raw: &str) -> Result<HostRule, String> {
+        Self::parse_as(raw, false)
+    }
+
+    /// A rule of the user's own domain policy (`launch --allow/--block`):
+    /// the same syntax, but a host on this machine may be named without a
+    /// port (the user decides about their own machine, not a plugin).
+    pub fn parse_user(raw: &str) -> Result<HostRule, String> {
+        Self::parse_as(raw, true)
+    }
+
+    fn parse_as(raw: &str, user: bool) -> Result<HostRule, String> {
         let raw = raw.trim().to_ascii_lowercase();
         if raw == "*" {
             return Ok(HostRule {
@@ -61,7 +72,7 @@ impl HostRule {
         {
             return Err("letters, digits, - and . only".into());
         }
-        if port.is_none() && names_local(&host) {
+        if !user && port.is_none() && names_local(&host) {
             return Err(format!(
                 "{host} is on this machine or its network: name the one port the plugin \
                  needs ({host}:8080); a bare host would open every port there"
@@ -71,8 +82,13 @@ impl HostRule {
             host,
             wildcard,
             port,
-            configured: false,
+            configured: user,
         })
+    }
+
+    /// Host (empty for `*`), whether subdomains match, and the port.
+    pub fn parts(&self) -> (&str, bool, Option<u16>) {
+        (&self.host, self.wildcard, self.port)
     }
 
     /// The `*` rule.

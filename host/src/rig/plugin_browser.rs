@@ -20,11 +20,10 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 
 use crate::browser::Tab;
 use crate::browser::capture::{self, Area, ImageFormat};
-use crate::browser::cdp::{Connection, Event};
+use crate::browser::cdp::Connection;
 use crate::browser::{nav, read, snapshot};
 use crate::error::{ApiError, ErrorCode};
 use crate::plugins::engine::wit::Error as WitError;
@@ -60,6 +59,7 @@ pub struct PluginBrowser {
 struct Guard {
     conn: Connection,
     policy: Arc<Policy>,
+    refusals: Arc<crate::browser::guard::Refusals>,
 }
 
 impl std::fmt::Debug for Guard {
@@ -69,12 +69,11 @@ impl std::fmt::Debug for Guard {
 }
 
 /// What the interception holds requests to: the plugin's grant (the one
-/// of its latest call) and the daemon's reserved ports.
+/// of its latest call), the daemon's reserved ports, and the domain policy
+/// of `[policy]` in config (the stricter of grant and policy wins).
 struct Policy {
     grants: Mutex<Arc<Effective>>,
     state: Weak<State>,
-    /// Why the last document request was refused (for the open's error).
-    last_refused: Mutex<Option<String>>,
 }
 
 impl Policy {
@@ -86,15 +85,17 @@ impl Policy {
     }
 
     /// Whether the browser may fetch `url`: granted, not a reserved port,
-    /// and (for a host name) not resolving where the grant does not open.
+    /// allowed by the configured domain policy, and (for a host name) not
+    /// resolving where the grant does not open.
     async fn allows(&self, url: &str) -> Result<(), String> {
-        let url = url::Url::parse(url).map_err(|_| format!("{url:?} is not a URL"))?;
+        let parsed = url::Url::parse(url).map_err(|_| format!("{url:?} is not a URL"))?;
         let grants = self.grants();
-        let reserved = self
-            .state
-            .upgrade()
-            .map(|s| reserved(&s))
-            .unwrap_or_default();
+        let state = self.state.upgrade();
+        let reserved = state.as_ref().map(|s| reserved(s)).unwrap_or_default();
+        if let Some(policy) = state.as_ref().and_then(|s| s.configured_policy(None)) {
+            policy.check(url)?;
+        }
+        let url = parsed;
         grants.check_url(&url, &[])?;
         reserved.check(&url, &[])?;
         let host = url
@@ -115,38 +116,11 @@ impl Policy {
         grants.check_url(&url, &ips)?;
         reserved.check(&url, &ips)
     }
+}
 
-    /// Answers one paused request: continue it, or fail it as blocked.
-    async fn decide(&self, conn: &Connection, event: &Event) {
-        let p = &event.params;
-        let Some(id) = p["requestId"].as_str() else {
-            return;
-        };
-        let url = p["request"]["url"].as_str().unwrap_or_default();
-        let verdict = self.allows(url).await;
-        let answer = match &verdict {
-            Ok(()) => {
-                conn.call(None, "Fetch.continueRequest", json!({ "requestId": id }))
-                    .await
-            }
-            Err(why) => {
-                tracing::debug!(%why, "a plugin page's request was blocked");
-                if p["resourceType"] == "Document" {
-                    *self.last_refused.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some(why.clone());
-                }
-                conn.call(
-                    None,
-                    "Fetch.failRequest",
-                    json!({ "requestId": id, "errorReason": "BlockedByClient" }),
-                )
-                .await
-            }
-        };
-        if let Err(e) = answer {
-            // The request's page may have gone meanwhile.
-            tracing::debug!(error = %e, "answering a paused request");
-        }
+impl crate::browser::guard::Judge for Policy {
+    fn judge<'a>(&'a self, url: &'a str) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
+        Box::pin(self.allows(url))
     }
 }
 
@@ -307,61 +281,29 @@ async fn guard_browser(
     plugin: &str,
     tab: &Tab,
     grants: &Arc<Effective>,
-) -> Result<Arc<Policy>, ApiError> {
+) -> Result<Arc<crate::browser::guard::Refusals>, ApiError> {
     let mut guards = guards.lock().await;
     if let Some(g) = guards.get(plugin)
         && !g.conn.is_closed()
     {
         *g.policy.grants.lock().unwrap_or_else(|e| e.into_inner()) = grants.clone();
-        return Ok(g.policy.clone());
+        return Ok(g.refusals.clone());
     }
     let conn = tab.cdp().connection().clone();
     let policy = Arc::new(Policy {
         grants: Mutex::new(grants.clone()),
         state: state.clone(),
-        last_refused: Mutex::default(),
     });
-    // Subscribed before enabling, so no paused request is missed.
-    let mut events = conn.subscribe();
-    conn.call(
-        None,
-        "Fetch.enable",
-        json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] }),
-    )
-    .await?;
-    {
-        let conn = conn.clone();
-        let policy = policy.clone();
-        tokio::spawn(async move {
-            use tokio::sync::broadcast::error::RecvError;
-            loop {
-                let event = tokio::select! {
-                    e = events.recv() => e,
-                    () = conn.closed() => break,
-                };
-                let event = match event {
-                    Ok(e) => e,
-                    // A lost pause leaves its request waiting: it fails
-                    // closed (the page never gets it).
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => break,
-                };
-                if event.session_id.is_none() && event.method == "Fetch.requestPaused" {
-                    let conn = conn.clone();
-                    let policy = policy.clone();
-                    tokio::spawn(async move { policy.decide(&conn, &event).await });
-                }
-            }
-        });
-    }
+    let refusals = crate::browser::guard::start(&conn, policy.clone(), None).await?;
     guards.insert(
         plugin.to_string(),
         Guard {
             conn,
-            policy: policy.clone(),
+            policy,
+            refusals: refusals.clone(),
         },
     );
-    Ok(policy)
+    Ok(refusals)
 }
 
 /// Opens a tab of the plugin's session with its requests held to `grants`,
@@ -386,10 +328,7 @@ async fn open_page(
         match nav::goto(&tab, &url, Default::default(), until).await {
             Err(e) if e.message().contains("ERR_BLOCKED_BY_CLIENT") => {
                 let why = policy
-                    .last_refused
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
+                    .take_last_document()
                     .unwrap_or_else(|| "it went where the plugin was not granted".into());
                 Err(ApiError::new(
                     ErrorCode::Forbidden,

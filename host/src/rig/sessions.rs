@@ -173,6 +173,10 @@ impl State {
             interrupt,
             gates: Arc::default(),
         });
+        // The config's domain policy holds from the first command on.
+        if let Ok(mut state) = session.state.try_lock() {
+            state.set_config_policy(self.configured_policy(Some(name)));
+        }
         sessions.insert(name.to_string(), session.clone());
         Ok(session)
     }

@@ -82,6 +82,10 @@ pub struct Request {
     /// Why it failed (`net::ERR_…`, blocked, aborted by a route).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// Refused by the session's domain policy: why, naming the rule; or,
+    /// for a WebSocket the page's guard missed, that it escaped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
     /// Who started it: `parser URL:LINE`, `script URL:LINE`, `other`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initiator: Option<String>,

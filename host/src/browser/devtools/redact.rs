@@ -47,6 +47,7 @@ pub fn request(r: &mut Request) {
     }
     r.initiator = r.initiator.as_deref().map(initiator);
     r.failed = r.failed.as_deref().map(text);
+    r.blocked = r.blocked.as_deref().map(text);
     r.status_text = r.status_text.as_deref().map(text);
 }
 

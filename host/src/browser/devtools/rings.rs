@@ -459,6 +459,32 @@ impl Rings {
         }
     }
 
+    /// Marks request `id` as refused by the domain policy.
+    pub fn mark_blocked(&mut self, id: &str, why: String) {
+        if let Some(r) = self.find(id) {
+            r.blocked = Some(why);
+        }
+    }
+
+    /// Records a WebSocket the policy refuses that the page opened anyway
+    /// (`Network.webSocketCreated`): it shows in `network` as escaped.
+    pub fn note_escape(&mut self, p: &Value, why: String) {
+        let tab = self.tab.clone();
+        let url = p["url"].as_str().unwrap_or_default().to_string();
+        let id = p["requestId"].as_str().unwrap_or_default().to_string();
+        self.network.push(|seq| Request {
+            seq,
+            id,
+            tab,
+            method: "GET".into(),
+            url,
+            resource_type: "websocket".into(),
+            started: now_epoch(),
+            blocked: Some(format!("escaped the page's guard: {why}")),
+            ..Request::default()
+        });
+    }
+
     fn prune_starts(&mut self) {
         let live: std::collections::HashSet<&str> =
             self.network.iter().map(|r| r.id.as_str()).collect();

@@ -285,6 +285,9 @@ impl Client {
             }
             "Target.createTarget" => {
                 let url = params["url"].as_str().unwrap_or("about:blank");
+                if let Some(Err(why)) = self.seat.policy.as_ref().map(|p| p.check(url)) {
+                    return Err(super::policy::refused(method, &why));
+                }
                 let mut create = json!({"url": url});
                 // In a context this client made, or the session's own.
                 if let Some(id) = params["browserContextId"].as_str()

@@ -177,6 +177,7 @@ impl Browser {
             headless,
             executable: self.executable.clone(),
             context: None,
+            ..Binding::default()
         })
     }
 

@@ -518,8 +518,10 @@ async fn visible(tab: &Tab) -> Option<bool> {
     .await
     .ok()?
     .ok()?;
+    // New headless names itself in the user agent, not always in `product`.
     let product = v["product"].as_str()?;
-    Some(!product.contains("Headless"))
+    let agent = v["userAgent"].as_str().unwrap_or_default();
+    Some(!product.contains("Headless") && !agent.contains("Headless"))
 }
 
 /// The yield: names the tab, the URL (masked), the title and the kind;

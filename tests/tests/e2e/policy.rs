@@ -86,11 +86,11 @@ fn a_launched_session_holds_every_way_out_to_its_allowlist() {
     // `network` shows what was refused, and why.
     s.ok("goto", json!({ "url": escape_page(&ok, &bad) }));
     let blocked = s.until("network", json!({}), |n| {
-        n["requests"]
+        n["entries"]
             .as_array()
             .is_some_and(|r| r.iter().any(|r| r["url"].as_str().unwrap_or_default().ends_with("/img") && r["blocked"].is_string()))
     });
-    let img: Vec<&Value> = blocked["requests"]
+    let img: Vec<&Value> = blocked["entries"]
         .as_array()
         .into_iter()
         .flatten()

@@ -94,7 +94,7 @@ fn a_windows_agent_on_a_linux_browser_is_warned() {
     s.ok("goto", json!({ "url": web().url("index.html") }));
     let platform = s.ok("eval", json!({ "script": "navigator.platform" }));
     let ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
-    let set = s.ok("set_user_agent", json!({ "user_agent": ua }));
+    let set = s.ok("set_user-agent", json!({ "user_agent": ua }));
     if platform["value"]
         .as_str()
         .is_some_and(|p| p.starts_with("Linux"))

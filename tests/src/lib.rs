@@ -6,6 +6,7 @@ pub mod bench;
 mod fixture;
 pub mod other_user;
 pub mod outline;
+pub mod proxy;
 pub mod sink;
 pub mod user_browser;
 

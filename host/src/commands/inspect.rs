@@ -126,6 +126,12 @@ pub struct InspectOut {
     pub downloads_in_progress: usize,
     pub capture: bool,
     pub signals: SignalsOut,
+    /// The domain policy the session's pages are held to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<crate::browser::policy::PolicyInfo>,
+    /// The proxy its browser goes through (never its credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<crate::browser::proxy::ProxyInfo>,
 }
 
 impl Command for Inspect {
@@ -184,6 +190,8 @@ impl Command for Inspect {
                 warnings: shared.signals.warnings(&shared.emulation()),
                 health: site_health,
             },
+            policy: info.policy,
+            proxy: info.proxy,
         })
     }
 

@@ -118,6 +118,21 @@ impl Command for Launch {
         if self.proxy_auth_env.is_some() {
             cx.require_local_files("--proxy-auth-env (it reads the daemon's environment)")?;
         }
+        if self.proxy.is_none()
+            && (!self.proxy_bypass.is_empty()
+                || self.proxy_auth_file.is_some()
+                || self.proxy_auth_env.is_some())
+        {
+            return Err(ApiError::invalid(
+                "--proxy-bypass, --proxy-auth-file and --proxy-auth-env need --proxy",
+            ));
+        }
+        if self.proxy.is_some() && self.extension {
+            return Err(ApiError::invalid(
+                "--proxy is for a browser webrig starts: your own browser (--extension) keeps \
+                 its own proxy settings",
+            ));
+        }
         let proxy = match &self.proxy {
             Some(url) => Some(crate::browser::proxy::Proxy::parse(
                 url,

@@ -229,8 +229,8 @@ pub fn read_owned(path: &Path, secret: bool, max: u64) -> Result<Option<Vec<u8>>
         return Err(Untrusted::new(
             path,
             format!(
-                "others may read it (mode {:o}); it holds a secret: run `webrig token rotate` \
-                 or chmod 600 it",
+                "others may read it (mode {:o}); it holds a secret: chmod 600 it (and change \
+                 the secret, which others may have read)",
                 meta.mode() & 0o7777
             ),
         ));

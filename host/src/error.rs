@@ -181,6 +181,12 @@ impl ApiError {
         self.code
     }
 
+    /// The same error, its message led by `what` (which config entry).
+    pub fn prefixed(mut self, what: &str) -> Self {
+        self.message = format!("{what}{}", self.message);
+        self
+    }
+
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -198,6 +198,7 @@ pub fn browserless_ws(
     pool: &PoolEntry,
     endpoint: &str,
     token: Option<&Secret>,
+    proxy: Option<&super::proxy::Proxy>,
 ) -> Result<Secret, String> {
     let mut url = url::Url::parse(endpoint).map_err(|_| "is not a URL".to_string())?;
     let scheme = match url.scheme() {
@@ -206,10 +207,12 @@ pub fn browserless_ws(
     };
     let _ = url.set_scheme(scheme);
     url.set_path("/chromium");
+    let mut args = pool.args.clone();
+    args.extend(proxy.map(|p| p.switches()).unwrap_or_default());
     let launch = serde_json::json!({
         "headless": pool.headless.unwrap_or(true),
         "stealth": false,
-        "args": pool.args,
+        "args": args,
     });
     {
         let mut q = url.query_pairs_mut();
@@ -274,7 +277,7 @@ mod tests {
     #[test]
     fn the_ws_url_carries_launch_options_and_the_token_only_as_a_secret() {
         let t = Secret::new("tok&en".into());
-        let ws = browserless_ws(&pool(), "http://127.0.0.1:3000", Some(&t)).expect("url");
+        let ws = browserless_ws(&pool(), "http://127.0.0.1:3000", Some(&t), None).expect("url");
         let url = url::Url::parse(ws.expose()).expect("a URL");
         assert_eq!(url.scheme(), "ws");
         assert_eq!(url.path(), "/chromium");

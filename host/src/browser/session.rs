@@ -167,6 +167,18 @@ impl SessionState {
         self.proxy = proxy;
     }
 
+    pub fn proxy(&self) -> Option<&super::proxy::Proxy> {
+        self.proxy.as_ref()
+    }
+
+    /// Adds a layer (a pool's rules) to the session's policy before its
+    /// browser starts: the stricter of all layers holds.
+    pub fn hold_to(&mut self, layer: super::policy::Layer) {
+        let now = self.devtools.policy();
+        self.devtools
+            .set_policy(super::policy::DomainPolicy::with(now.as_ref(), Some(layer)));
+    }
+
     /// A policy or proxy credentials need the browser-wide request guard,
     /// so a browser of the session's own.
     fn needs_guard(&self) -> bool {

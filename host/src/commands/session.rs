@@ -171,7 +171,17 @@ impl Command for Launch {
                 return Err(crate::rig::logins::not_on_a_pool());
             }
             let state = cx.state().clone();
+            let pool_proxy = match &self.proxy {
+                Some(_) => None,
+                None => pool.proxy(state.home())?,
+            };
             let session = cx.session()?;
+            if let Some(layer) = pool.layer()? {
+                session.hold_to(layer);
+            }
+            if pool_proxy.is_some() {
+                session.set_proxy(pool_proxy);
+            }
             if let Err(e) = state.place(session, &pool).await {
                 // Never leave a session made for this launch behind empty.
                 if !session.has_browser() {

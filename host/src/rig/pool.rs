@@ -153,6 +153,13 @@ impl State {
             ))
             .with_hint("close it first (webrig close), or pick another --session"));
         }
+        if pool.engine == Engine::Cdp && session.proxy().is_some() {
+            return Err(ApiError::invalid(format!(
+                "pool {:?} is a cdp pool: its browsers already run, so they take no --proxy",
+                pool.name
+            ))
+            .with_hint("start them with --proxy-server, or use a browserless pool"));
+        }
         let token = token(self, pool)?;
         let mine = self.sessions_on(&pool.name);
         let count = |e: &str| mine.get(e).map_or(0, Vec::len);
@@ -220,7 +227,7 @@ impl State {
                 pool: pool.name.clone(),
                 endpoint: endpoint.clone(),
             };
-            let ws = match ws_url(pool, &endpoint, token.as_ref()).await {
+            let ws = match ws_url(pool, &endpoint, token.as_ref(), session.proxy()).await {
                 Ok(ws) => ws,
                 Err(e) => {
                     skipped.push(format!("{endpoint}: down ({})", e.message()));
@@ -333,10 +340,11 @@ async fn ws_url(
     pool: &PoolEntry,
     endpoint: &str,
     token: Option<&Secret>,
+    proxy: Option<&crate::browser::proxy::Proxy>,
 ) -> Result<Secret, ApiError> {
     match pool.engine {
         Engine::Browserless => {
-            remote::browserless_ws(pool, endpoint, token).map_err(ApiError::invalid)
+            remote::browserless_ws(pool, endpoint, token, proxy).map_err(ApiError::invalid)
         }
         Engine::Cdp => {
             let e = endpoint.to_string();

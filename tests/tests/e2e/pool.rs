@@ -550,3 +550,54 @@ fn hostile_pool_config_and_endpoints_are_refused_without_harm() {
         "the daemon still answers: {alive}"
     );
 }
+
+/// A pool entry's own rules and proxy hold its sessions: `allow` is a
+/// layer on top of the launch's (the stricter wins), and `proxy` with
+/// `proxy_auth_file` carries the pooled browser's requests with the
+/// credentials, answered by the session's guard over the pool's CDP.
+#[test]
+fn a_pools_policy_and_proxy_hold_its_sessions() {
+    let Some(dir) = ready_or_skip() else { return };
+    let bl = Browserless::start(&dir, free_port(), 1);
+    let proxy = webrig_tests::proxy::TestProxy::start(Some("pooled:pw-7q"));
+    let config = format!(
+        "{}allow = [\"127.0.0.1:{}\", \"pooled.example\"]\nproxy = {:?}\nproxy_auth_file = \"proxy.auth\"\n",
+        pool_config(&[bl.url()]),
+        web().port(),
+        proxy.url()
+    );
+    let d = Daemon::start_with_config(&config).expect("daemon");
+    write_token(d.home(), 0o600);
+    let auth = d.home().join("proxy.auth");
+    std::fs::write(&auth, "pooled:pw-7q\n").expect("auth file");
+    std::fs::set_permissions(&auth, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    bl.wait_ready();
+
+    let out = launch(&d, "pp");
+    assert_eq!(out["ok"], true, "{out}");
+    let session = &out["result"]["session"];
+    assert_eq!(session["proxy"]["authenticated"], true, "{out}");
+    assert!(
+        session["policy"]["layers"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|l| l["source"] == "[[pool]] bl")),
+        "{out}"
+    );
+    let page = d.ok("pp", "goto", json!({ "url": "http://pooled.example/in" }));
+    assert_eq!(page["title"], "via proxy", "{page}");
+    assert!(
+        proxy
+            .hits_for("pooled.example/in")
+            .iter()
+            .any(|h| h.auth.as_deref() == Some("pooled:pw-7q")),
+        "{:?}",
+        proxy.hits()
+    );
+    let e = d.err("pp", "goto", json!({ "url": "http://elsewhere.example/" }), "forbidden");
+    assert!(e.to_string().contains("[[pool]] bl"), "{e}");
+    assert!(proxy.hits_for("elsewhere.example").is_empty());
+    // The fixture web is allowed, and loopback skips the proxy.
+    d.ok("pp", "goto", json!({ "url": web().url("index.html") }));
+    assert!(!d.log().contains("pw-7q"), "the proxy password is in the log");
+    d.ok("pp", "close", json!({}));
+}

@@ -16,6 +16,7 @@ pub struct UserBrowser {
     _profile: tempfile::TempDir,
     rt: tokio::runtime::Runtime,
     conn: Connection,
+    ws: String,
 }
 
 /// The extension's folder in this repository.
@@ -87,7 +88,13 @@ impl UserBrowser {
             _profile: profile,
             rt,
             conn,
+            ws,
         }
+    }
+
+    /// The browser's DevTools WebSocket (`ws://127.0.0.1:PORT/devtools/browser/…`).
+    pub fn ws(&self) -> &str {
+        &self.ws
     }
 
     /// A browser-level DevTools call.

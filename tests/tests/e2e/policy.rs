@@ -184,3 +184,16 @@ fn the_users_browser_is_held_to_the_policy_through_the_relay() {
     s.err("goto", json!({ "url": hop }), "forbidden");
     assert_eq!(bad.hits(), Vec::<String>::new());
 }
+
+#[test]
+fn a_connected_browser_is_held_to_the_policy_too() {
+    let d = Daemon::shared();
+    let user = webrig_tests::user_browser::UserBrowser::start();
+    let s = SessionGuard::new(d, "policy-connected");
+    let (ok, bad) = (Sink::start(), Sink::start());
+    s.ok("connect", json!({ "endpoint": user.ws(), "allow": [allow(&ok)] }));
+    every_way_out_is_held(&s, &ok, &bad, WAYS);
+    let e = s.err("tab_new", json!({ "url": format!("{}/tab", bad.url()) }), "forbidden");
+    assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
+    assert_eq!(bad.hits(), Vec::<String>::new());
+}

@@ -794,3 +794,39 @@ fn another_local_user_who_reads_a_ticket_cannot_use_it() {
         "{v}"
     );
 }
+
+/// The session's domain policy holds what a CDP client opens and loads:
+/// `Target.createTarget` to a refused host is refused before it is sent,
+/// and a page's `Page.navigate` there never reaches it (the guard).
+#[test]
+fn a_clients_targets_and_navigations_are_held_to_the_sessions_policy() {
+    let s = SessionGuard::new(daemon(), "cdp-policy");
+    let (ok, bad) = (webrig_tests::sink::Sink::start(), webrig_tests::sink::Sink::start());
+    s.ok(
+        "launch",
+        json!({ "allow": [format!("127.0.0.1:{},127.0.0.1:{}", web().port(), ok.port())] }),
+    );
+    s.ok("goto", json!({ "url": web().url("cdp/form.html") }));
+    let mut raw = Raw::open(&ticket_url(&s, false), &[]).expect("open");
+    let made = raw.call(
+        "Target.createTarget",
+        json!({ "url": format!("{}/target", bad.url()) }),
+        None,
+    );
+    assert!(refused(&made), "{made}");
+    assert!(made.to_string().contains("allowlist"), "{made}");
+    let fine = raw.call("Target.createTarget", json!({ "url": format!("{}/target", ok.url()) }), None);
+    assert!(fine["result"]["targetId"].is_string(), "{fine}");
+    let (_, session) = attach_first(&mut raw);
+    let nav = raw.call(
+        "Page.navigate",
+        json!({ "url": format!("{}/navigate", bad.url()) }),
+        Some(&session),
+    );
+    assert!(
+        nav["result"]["errorText"].as_str().is_some_and(|e| e.contains("BLOCKED")) || refused(&nav),
+        "{nav}"
+    );
+    ok.wait_for(&["/target"], Duration::from_secs(10));
+    assert_eq!(bad.hits(), Vec::<String>::new());
+}

@@ -64,7 +64,7 @@ pub struct Launch {
     pub block: Vec<String>,
     /// Send the browser's requests through this proxy
     /// (`http://host:port`, `https://…`, `socks5://…`); no credentials in it.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["extension", "pool"])]
+    #[arg(long, value_name = "URL", conflicts_with = "extension")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<String>,
     /// Hosts that skip the proxy (`example.com,*.internal,<-loopback>`).
@@ -79,6 +79,12 @@ pub struct Launch {
     #[arg(long, value_name = "VAR", requires = "proxy")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_auth_env: Option<String>,
+    /// The country the proxy exits in (ISO 3166 code, e.g. `DE`), if you
+    /// know it: the coherence check warns when the time zone or locale
+    /// disagree with it.
+    #[arg(long, value_name = "CC", requires = "proxy")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_country: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -121,12 +127,25 @@ impl Command for Launch {
         if self.proxy.is_none()
             && (!self.proxy_bypass.is_empty()
                 || self.proxy_auth_file.is_some()
-                || self.proxy_auth_env.is_some())
+                || self.proxy_auth_env.is_some()
+                || self.proxy_country.is_some())
         {
             return Err(ApiError::invalid(
-                "--proxy-bypass, --proxy-auth-file and --proxy-auth-env need --proxy",
+                "--proxy-bypass, --proxy-auth-file, --proxy-auth-env and --proxy-country need --proxy",
             ));
         }
+        let proxy_country = match self.proxy_country.as_deref().map(str::trim) {
+            Some(c) if c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                Some(c.to_ascii_uppercase())
+            }
+            Some(c) => {
+                return Err(ApiError::invalid(format!(
+                    "--proxy-country: {:?} is not a two-letter country code (DE, US, JP)",
+                    c.chars().take(16).collect::<String>()
+                )));
+            }
+            None => None,
+        };
         if self.proxy.is_some() && self.extension {
             return Err(ApiError::invalid(
                 "--proxy is for a browser webrig starts: your own browser (--extension) keeps \
@@ -148,6 +167,7 @@ impl Command for Launch {
             let session = cx.session()?;
             session.restrict(&self.allow, &self.block)?;
             session.set_proxy(proxy);
+            session.devtools().signals.set_proxy_country(proxy_country);
         }
         if self.extension {
             let link = relay_link(&cx)?;

@@ -128,8 +128,14 @@ fn a_context_of_the_shared_browser_gets_a_proxy_of_its_own() {
     let d = Daemon::shared();
     let proxy = TestProxy::start(None);
     let with = SessionGuard::new(d, "proxy-context");
-    let started = with.ok("launch", json!({ "proxy": proxy.url() }));
+    let started = with.ok("launch", json!({ "proxy": proxy.url(), "proxy_country": "jp" }));
     assert_eq!(started["session"]["proxy"]["authenticated"], false, "{started}");
+    // The exit country it was told of is checked against the time zone.
+    let set = with.ok("set_timezone", json!({ "timezone": "Europe/Berlin" }));
+    assert!(set["warnings"].to_string().contains("proxy_timezone"), "{set}");
+    with.ok("set_timezone", json!({ "timezone": "Asia/Tokyo" }));
+    let v = with.ok("inspect", json!({}));
+    assert!(!v["signals"]["warnings"].to_string().contains("proxy_timezone"), "{v}");
     let without = SessionGuard::new(d, "proxy-context-none");
     without.ok("launch", json!({}));
     // Both run in the shared browser; only one goes through the proxy.
@@ -155,6 +161,7 @@ fn bad_proxy_flags_are_refused_and_start_nothing() {
         assert!(e["message"].as_str().unwrap_or_default().contains("--proxy"), "{bad}: {e}");
     }
     s.err("launch", json!({ "proxy_bypass": ["example.com"] }), "invalid_argument");
+    s.err("launch", json!({ "proxy": "http://127.0.0.1:3128", "proxy_country": "Germany" }), "invalid_argument");
     s.err(
         "launch",
         json!({ "proxy": "http://127.0.0.1:3128", "proxy_bypass": ["a b"] }),

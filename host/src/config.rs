@@ -243,6 +243,34 @@ struct ConfigFile {
     /// `[[pool]]`: remote browser pools (see [`pool`]).
     pool: Vec<pool::PoolEntry>,
     policy: PolicyConfig,
+    session: SessionDefaults,
+}
+
+/// `[session]`: what `launch` does when its flags do not say.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionDefaults {
+    /// `--cookies-from` for a local launch from the CLI (a browser name
+    /// or an absolute path); never for a remote pool or the HTTP API.
+    pub cookies_from: Option<String>,
+    /// `--cookies-policy` when the flag is not given.
+    pub cookies_policy: Option<crate::rig::logins::CookiesPolicy>,
+}
+
+impl SessionDefaults {
+    fn check(&self) -> Result<(), String> {
+        if let Some(from) = &self.cookies_from
+            && from.contains('/')
+            && !from.starts_with('/')
+        {
+            return Err(format!(
+                "session.cookies_from {from:?}: a path here must be absolute"
+            ));
+        }
+        crate::rig::logins::wanted(self.cookies_from.as_deref(), self.cookies_policy, false)
+            .map(|_| ())
+            .map_err(|e| format!("session: {}", e.message()))
+    }
 }
 
 /// `[policy]`: the domain policy every session's pages are held to, and
@@ -296,6 +324,9 @@ pub struct Access {
     /// `[policy]`, read with it.
     #[serde(skip)]
     pub policy: PolicyConfig,
+    /// `[session]`, read with it.
+    #[serde(skip)]
+    pub session: SessionDefaults,
 }
 
 impl Access {
@@ -313,6 +344,10 @@ impl Access {
                 .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
         }
         access.policy = policy;
+        file.session
+            .check()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        access.session = file.session;
         Ok(access)
     }
 }
@@ -681,5 +716,36 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode(home.root()), 0o700);
         assert_eq!(mode(&home.token_path()), 0o600);
+    }
+
+    #[test]
+    fn session_cookie_defaults_load_and_bad_ones_are_refused() {
+        use crate::rig::logins::CookiesPolicy;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = Home::at(dir.path().to_path_buf());
+        assert_eq!(
+            Access::load(&home).expect("defaults").session,
+            SessionDefaults::default()
+        );
+        let write =
+            |text: &str| std::fs::write(dir.path().join("config.toml"), text).expect("write");
+        write("[session]\ncookies_from = \"chromium:Work\"\ncookies_policy = \"required\"\n");
+        let s = Access::load(&home).expect("parses").session;
+        assert_eq!(s.cookies_from.as_deref(), Some("chromium:Work"));
+        assert_eq!(s.cookies_policy, Some(CookiesPolicy::Required));
+        write("[session]\ncookies_from = \"/home/me/.config/chromium\"\n");
+        let s = Access::load(&home).expect("an absolute path");
+        assert_eq!(s.session.cookies_policy, None);
+        for (bad, why) in [
+            ("cookies_from = \"firefox\"", "firefox"),
+            ("cookies_from = \"./profile\"", "absolute"),
+            ("cookies_policy = \"required\"", "needs --cookies-from"),
+            ("cookies_policy = \"sometimes\"", "sometimes"),
+            ("cookies = \"chrome\"", "cookies"),
+        ] {
+            write(&format!("[session]\n{bad}\n"));
+            let err = Access::load(&home).expect_err(bad).to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
     }
 }

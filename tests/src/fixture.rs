@@ -12,6 +12,8 @@
 //! (one that fails). `/login` sets cookies, `/download/<name>?bytes=N` is an
 //! attachment, `/echo-headers` answers the request's headers as JSON.
 //! `/signals/...` refuse or challenge the browser ([`signals`]).
+//! `/logins/sign-in?user=U&token=T` sets a persistent login cookie and
+//! `/logins/whoami` says whom the request's cookie names (cookie import).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -78,6 +80,8 @@ fn app(root: PathBuf) -> Router {
         .route("/login", get(login))
         .route("/download/{name}", get(download))
         .route("/echo-headers", get(echo_headers))
+        .route("/logins/sign-in", get(logins_sign_in))
+        .route("/logins/whoami", get(logins_whoami))
         .merge(signals::routes())
         .route("/", get(index))
         .route("/{*path}", get(file))
@@ -367,7 +371,12 @@ pub mod signals {
     }
 
     fn page(code: StatusCode, extra: &[(header::HeaderName, &str)], body: String) -> Response {
-        let mut r = (code, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+        let mut r = (
+            code,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            body,
+        )
+            .into_response();
         for (k, v) in extra {
             if let Ok(v) = v.parse() {
                 r.headers_mut().insert(k.clone(), v);
@@ -380,7 +389,9 @@ pub mod signals {
         page(
             StatusCode::OK,
             &[],
-            format!("<!doctype html><title>Welcome {key}</title><h1>Welcome</h1><p>The real page.</p>"),
+            format!(
+                "<!doctype html><title>Welcome {key}</title><h1>Welcome</h1><p>The real page.</p>"
+            ),
         )
     }
 
@@ -444,7 +455,60 @@ pub mod signals {
 
     /// `/signals/loop/a` → `/signals/loop/b` → `/signals/loop/a` → …
     async fn looping(AxPath(step): AxPath<String>) -> Response {
-        let next = if step == "a" { "/signals/loop/b" } else { "/signals/loop/a" };
+        let next = if step == "a" {
+            "/signals/loop/b"
+        } else {
+            "/signals/loop/a"
+        };
         (StatusCode::FOUND, [(header::LOCATION, next)], "").into_response()
     }
+}
+
+#[derive(serde::Deserialize)]
+struct SignIn {
+    user: String,
+    token: String,
+}
+
+/// Signs `user` in for an hour: a persistent cookie (Max-Age) the browser
+/// writes to its cookie store, `webrig_login=USER.TOKEN`.
+async fn logins_sign_in(Query(q): Query<SignIn>) -> Response {
+    let ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if !ok(&q.user) || !ok(&q.token) {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    (
+        [
+            (
+                header::SET_COOKIE,
+                format!(
+                    "webrig_login={}.{}; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax",
+                    q.user, q.token
+                ),
+            ),
+            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
+        ],
+        "<!doctype html><title>Signed in</title><p>signed in</p>",
+    )
+        .into_response()
+}
+
+/// "logged in as USER" when the request carries the login cookie (never
+/// its token), else "not logged in".
+async fn logins_whoami(headers: HeaderMap) -> Response {
+    let user = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().strip_prefix("webrig_login="))
+        .find_map(|v| v.split_once('.').map(|(user, _)| user.to_string()))
+        .filter(|u| u.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let who = match user {
+        Some(u) => format!("logged in as {u}"),
+        None => "not logged in".to_string(),
+    };
+    html(format!(
+        "<!doctype html><title>Who am I</title><p id=\"who\">{who}</p>"
+    ))
 }

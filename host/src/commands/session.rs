@@ -72,7 +72,12 @@ pub struct Launch {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proxy_bypass: Vec<String>,
     /// A file of yours (mode 600) holding the proxy's `user:password`.
-    #[arg(long, value_name = "FILE", requires = "proxy", conflicts_with = "proxy_auth_env")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "proxy",
+        conflicts_with = "proxy_auth_env"
+    )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_auth_file: Option<PathBuf>,
     /// An environment variable of the daemon holding the proxy's `user:password`.
@@ -110,14 +115,41 @@ impl Command for Launch {
     }
 
     async fn run(self, mut cx: Cx) -> Result<Started, ApiError> {
-        let logins = crate::rig::logins::wanted(
-            self.cookies_from.as_deref(),
-            self.cookies_policy,
-            self.extension,
-        )?;
-        if logins.is_some() {
-            cx.require_local_files("--cookies-from")?;
-        }
+        // Without --cookies-from, `[session] cookies_from` holds for a
+        // local launch by the CLI: an HTTP API caller never gets the
+        // user's logins from config alone, nor does a remote pool.
+        let defaults = &cx.state().access().session;
+        let configured = self.cookies_from.is_none()
+            && defaults.cookies_from.is_some()
+            && !self.extension
+            && cx.require_local_files("").is_ok();
+        let (from, policy) = if configured {
+            (
+                defaults.cookies_from.clone(),
+                self.cookies_policy.or(defaults.cookies_policy),
+            )
+        } else {
+            (self.cookies_from.clone(), self.cookies_policy)
+        };
+        let wanted =
+            crate::rig::logins::wanted(from.as_deref(), policy, self.extension).and_then(|w| {
+                if w.is_some() {
+                    cx.require_local_files("--cookies-from")?;
+                }
+                Ok(w)
+            });
+        let logins = match wanted {
+            Ok(w) => w,
+            Err(e) => {
+                // Refused before anything started: no session stays behind.
+                let state = cx.state().clone();
+                let session = cx.session()?;
+                if !session.has_browser() {
+                    crate::rig::logins::discard(&state, session).await;
+                }
+                return Err(e);
+            }
+        };
         if self.proxy_auth_file.is_some() {
             cx.require_local_files("--proxy-auth-file")?;
         }
@@ -187,7 +219,8 @@ impl Command for Launch {
             None => None,
         };
         if let Some(pool) = pool {
-            if logins.is_some() {
+            // The configured default is for local browsers only.
+            if logins.is_some() && !configured {
                 return Err(crate::rig::logins::not_on_a_pool());
             }
             let state = cx.state().clone();
@@ -431,7 +464,11 @@ impl Command for Sessions {
                     None => format!("{}\tbusy", s.name),
                 };
                 std::iter::once(line)
-                    .chain(s.warnings.iter().map(|w| format!("  warning: {}", w.message)))
+                    .chain(
+                        s.warnings
+                            .iter()
+                            .map(|w| format!("  warning: {}", w.message)),
+                    )
                     .collect::<Vec<_>>()
                     .join("\n")
             })

@@ -216,19 +216,27 @@ impl TabDevtools {
     /// Guards an out-of-process frame of the tab as the tab itself, where
     /// the tab guards the policy (the user's browser).
     pub async fn enable_frame(&self, frame: &CdpSession) -> Result<(), ApiError> {
-        let Some(policy) = self.shared.tab_guard() else {
+        let Some(policy) = self.shared.policy() else {
             return Ok(());
         };
-        let guard = policy.socket_guard(self.shared.is_relay());
-        let (script, fetch) = tokio::join!(
-            frame.call(
-                "Page.addScriptToEvaluateOnNewDocument",
-                json!({ "source": guard, "runImmediately": true }),
-            ),
-            frame.call("Fetch.enable", self.shared.fetch_params().unwrap_or_default()),
+        let relay = self.shared.is_relay();
+        let guard = policy.socket_guard(relay);
+        let script = frame.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": guard, "runImmediately": true }),
         );
-        script?;
-        fetch?;
+        // A browser-wide guard already holds the frame's requests; on the
+        // user's browser the frame guards them itself.
+        if relay {
+            let (script, fetch) = tokio::join!(
+                script,
+                frame.call("Fetch.enable", self.shared.fetch_params().unwrap_or_default()),
+            );
+            script?;
+            fetch?;
+        } else {
+            script.await?;
+        }
         Ok(())
     }
 

@@ -108,13 +108,22 @@ impl Tab {
             }
         };
         // Out-of-process iframes become child sessions on this connection.
+        // Under a domain policy each waits until its socket guard is in,
+        // so no script of the frame runs before it.
+        // (Chromium also holds the page's dedicated workers then, attached
+        // or not: they are attached too, to be let run.)
+        let guarded = devtools.shared.policy().is_some();
+        let mut filter = vec![json!({ "type": "iframe", "exclude": false })];
+        if guarded {
+            filter.push(json!({ "type": "worker", "exclude": false }));
+        }
         let auto_attach = cdp.call(
             "Target.setAutoAttach",
             json!({
                 "autoAttach": true,
-                "waitForDebuggerOnStart": false,
+                "waitForDebuggerOnStart": guarded,
                 "flatten": true,
-                "filter": [{ "type": "iframe", "exclude": false }],
+                "filter": filter,
             }),
         );
         let (page, events, metrics, attach, enabled, hooks) = tokio::join!(
@@ -696,14 +705,22 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                         if let Some(child) = p["sessionId"].as_str() {
                             let child = CdpSession::new(cdp.connection().clone(), child);
                             let devtools = devtools.clone();
+                            let waiting = p["waitingForDebugger"] == true;
                             tokio::spawn(async move {
+                                // Scripts for new documents hold in a frame's
+                                // own target only once its Page domain is on.
+                                let _ = child.call("Page.enable", json!({})).await;
                                 let _ = install_hooks(&child).await;
-                                // An out-of-process frame on the user's
-                                // browser guards the policy itself.
+                                // An out-of-process frame gets the policy's
+                                // socket guard (and, on the user's browser,
+                                // its own request guard) before it runs.
                                 if let Some(devtools) = devtools.upgrade()
                                     && let Err(e) = devtools.enable_frame(&child).await
                                 {
                                     tracing::debug!(error = %e, "guarding a frame");
+                                }
+                                if waiting {
+                                    let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
                                 }
                             });
                         }
@@ -713,6 +730,18 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                             children.lock(),
                         ) {
                             map.insert(target.to_string(), child.to_string());
+                        }
+                        continue;
+                    }
+                    "Target.attachedToTarget" => {
+                        // A worker attached while it waits runs on.
+                        if p["waitingForDebugger"] == true
+                            && let Some(child) = p["sessionId"].as_str()
+                        {
+                            let child = CdpSession::new(cdp.connection().clone(), child);
+                            tokio::spawn(async move {
+                                let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+                            });
                         }
                         continue;
                     }

@@ -150,6 +150,11 @@ pub trait BrowserBridge: Send + Sync + std::fmt::Debug {
     fn call_ended(&self, plugin: &str, pages: Vec<String>);
     /// The ports on this machine no plugin may reach, as they are now.
     fn reserved(&self) -> Reserved;
+    /// The domain policy the daemon's config holds every session to
+    /// (`[policy]`): a plugin's grant never reaches past it.
+    fn policy(&self, _url: &url::Url) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A plugin's key/value cache: bounded in entries and bytes, expired
@@ -747,11 +752,15 @@ impl HostState {
     /// The grant check for one hop; returns the addresses to connect to
     /// (SSRF guard: every address the name resolves to is checked).
     fn check(&self, url: &url::Url) -> Result<Vec<std::net::SocketAddr>, WitError> {
-        // Refuse before resolving anything when the host was not granted.
+        // Refuse before resolving anything when the host was not granted,
+        // or the configured domain policy refuses it (the stricter holds).
         self.access
             .grants
             .check_url(url, &[])
             .map_err(WitError::Denied)?;
+        if let Some(b) = &self.access.browser {
+            b.policy(url).map_err(WitError::Denied)?;
+        }
         let host = url
             .host_str()
             .unwrap_or_default()

@@ -536,4 +536,11 @@ impl BrowserBridge for PluginBrowser {
             .map(|s| reserved(&s))
             .unwrap_or_default()
     }
+
+    fn policy(&self, url: &url::Url) -> Result<(), String> {
+        match self.state.upgrade().and_then(|s| s.configured_policy(None)) {
+            Some(policy) => policy.check(url.as_str()),
+            None => Ok(()),
+        }
+    }
 }

@@ -19,6 +19,7 @@ const WAYS: &[&str] = &[
     "/fetch",
     "/xhr",
     "ws:/ws",
+    "ws:/frame-ws",
     "/es",
     "/beacon",
     "/worker-fetch",
@@ -56,7 +57,11 @@ fn every_way_out_is_held(s: &SessionGuard, ok: &Sink, bad: &Sink, ways: &[&str])
 }
 
 fn allow(ok: &Sink) -> String {
-    format!("127.0.0.1:{},127.0.0.1:{}", web().port(), ok.port())
+    format!(
+        "127.0.0.1:{port},localhost:{port},127.0.0.1:{}",
+        ok.port(),
+        port = web().port()
+    )
 }
 
 #[test]
@@ -67,7 +72,11 @@ fn a_launched_session_holds_every_way_out_to_its_allowlist() {
     let started = s.ok("launch", json!({ "allow": [allow(&ok)] }));
     assert_eq!(
         started["session"]["policy"]["layers"][0]["allow"],
-        json!([format!("127.0.0.1:{}", web().port()), format!("127.0.0.1:{}", ok.port())]),
+        json!([
+            format!("127.0.0.1:{}", web().port()),
+            format!("localhost:{}", web().port()),
+            format!("127.0.0.1:{}", ok.port())
+        ]),
         "{started}"
     );
     every_way_out_is_held(&s, &ok, &bad, WAYS);
@@ -197,3 +206,5 @@ fn a_connected_browser_is_held_to_the_policy_too() {
     assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
     assert_eq!(bad.hits(), Vec::<String>::new());
 }
+
+

@@ -1,6 +1,8 @@
 //! Reads a Chromium `Cookies` database: copies it (and its `-wal` or
 //! `-journal`) into a private 0700 folder, since the running browser holds
-//! the live one locked, then opens the copy read-only. The copy is deleted
+//! the live one locked, then queries the copy (never the store itself)
+//! read-only, after SQLite has rolled back a transaction the browser was in
+//! the middle of when the copy was taken. The copy is deleted
 //! when the read ends, however it ends. Sizes and counts are capped before
 //! anything is loaded into memory.
 
@@ -102,10 +104,16 @@ fn unreadable(path: &Path, e: rusqlite::Error) -> ApiError {
 }
 
 fn query(db: &Path) -> Result<Store, rusqlite::Error> {
+    // The private copy is opened read-write, and only it: copied while the
+    // browser was committing, it has a hot journal, and SQLite must roll
+    // that back to read the last committed state (a read-only open fails
+    // with "attempt to write a readonly database"). Statements stay
+    // read-only (query_only); the browser's own store is never opened.
     let conn = Connection::open_with_flags(
         db,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
+    conn.pragma_update(None, "query_only", true)?;
     // Nothing in the copy is worth waiting for: no one else has it.
     conn.busy_timeout(std::time::Duration::ZERO)?;
     let version: i64 = conn

@@ -530,6 +530,12 @@ fn hostile_stores_are_refused_or_read_safely() {
     if std::os::unix::fs::chown(&theirs, Some(65534), None).is_ok() {
         let e = launch_err(&s, &p, "invalid_argument");
         assert!(e.contains("not you"), "{e}");
+        // Nor does another user's Local State choose the profile.
+        let data = alice().copy();
+        let state = data.path().join("Local State");
+        std::os::unix::fs::chown(&state, Some(65534), None).expect("chown");
+        let e = launch_err(&s, data.path(), "invalid_argument");
+        assert!(e.contains("not you"), "{e}");
     }
 
     // `..` in a path is just a path: the same store, read safely.
@@ -548,4 +554,41 @@ fn hostile_stores_are_refused_or_read_safely() {
         assert_eq!(r["error"]["code"], "not_found", "{from}: {r}");
         nothing_left(&s);
     }
+}
+
+#[test]
+fn the_http_api_cannot_import_logins() {
+    let s = session!();
+    for from in [json!(alice().data.path()), json!("chromium")] {
+        let r = daemon().request_tcp(json!({
+            "session": s.name, "command": "launch", "args": { "cookies_from": from },
+        }));
+        assert_eq!(r["ok"], false, "{from}: {r}");
+        assert_eq!(r["error"]["code"], "forbidden", "{from}: {r}");
+        nothing_left(&s);
+    }
+}
+
+#[test]
+fn config_names_the_store_for_the_clis_local_launches_only() {
+    let alice = alice();
+    let d = crate::Daemon::start_with_config(&format!(
+        "[session]\ncookies_from = \"{}\"\ncookies_policy = \"required\"\n",
+        alice.data.path().display()
+    ))
+    .expect("a daemon with [session]");
+    let s = crate::SessionGuard::new(&d, "configured");
+    let out = s.ok("launch", json!({}));
+    assert_eq!(out["logins"]["loaded"], 1, "{out}");
+    assert_eq!(whoami(&s), format!("logged in as {}", alice.user));
+    // The flag beats the config.
+    let off = crate::SessionGuard::new(&d, "flag-off");
+    let out = off.ok("launch", json!({ "cookies_policy": "off" }));
+    assert!(out.get("logins").is_none(), "{out}");
+    // A token holder on the HTTP API gets no logins from config alone.
+    let http = crate::SessionGuard::new(&d, "over-http");
+    let r = d.request_tcp(json!({ "session": http.name, "command": "launch", "args": {} }));
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r["result"].get("logins").is_none(), "{r}");
+    assert_eq!(whoami(&http), "not logged in");
 }

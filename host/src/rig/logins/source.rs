@@ -350,11 +350,19 @@ fn in_profile(folder: &Path) -> Option<PathBuf> {
 }
 
 fn read_local_state(path: &Path) -> Result<LocalState, ApiError> {
+    use std::os::unix::fs::MetadataExt;
+    // Another user's Local State would choose which profile is read.
     let bytes = crate::artifacts::read_regular(
         path,
         LOCAL_STATE_BYTES,
         crate::artifacts::Symlinks::Refuse,
-        |_| Ok(()),
+        |meta| {
+            if Some(meta.uid()) == crate::config::own_uid() {
+                Ok(())
+            } else {
+                Err(format!("owned by uid {}, not you", meta.uid()))
+            }
+        },
     )?;
     LocalState::parse(&bytes).map_err(|why| ApiError::invalid(format!("{}: {why}", path.display())))
 }

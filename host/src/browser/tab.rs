@@ -108,23 +108,9 @@ impl Tab {
             }
         };
         // Out-of-process iframes become child sessions on this connection.
-        // Under a domain policy each waits until its socket guard is in,
-        // so no script of the frame runs before it.
-        // (Chromium also holds the page's dedicated workers then, attached
-        // or not: they are attached too, to be let run.)
-        let guarded = devtools.shared.policy().is_some();
-        let mut filter = vec![json!({ "type": "iframe", "exclude": false })];
-        if guarded {
-            filter.push(json!({ "type": "worker", "exclude": false }));
-        }
         let auto_attach = cdp.call(
             "Target.setAutoAttach",
-            json!({
-                "autoAttach": true,
-                "waitForDebuggerOnStart": guarded,
-                "flatten": true,
-                "filter": filter,
-            }),
+            auto_attach(devtools.shared.policy().is_some()),
         );
         let (page, events, metrics, attach, enabled, hooks) = tokio::join!(
             cdp.call("Page.enable", json!({})),
@@ -660,6 +646,71 @@ async fn install_hooks(cdp: &CdpSession) -> Result<(), super::cdp::CdpError> {
     .map(|_| ())
 }
 
+/// `Target.setAutoAttach` for a page or an out-of-process frame: its
+/// out-of-process frames; under a domain policy, each waits to be guarded
+/// (Chromium then holds the dedicated workers too, so they are attached
+/// as well, to be let run).
+fn auto_attach(guarded: bool) -> Value {
+    let mut filter = vec![json!({ "type": "iframe", "exclude": false })];
+    if guarded {
+        filter.push(json!({ "type": "worker", "exclude": false }));
+    }
+    json!({
+        "autoAttach": true,
+        "waitForDebuggerOnStart": guarded,
+        "flatten": true,
+        "filter": filter,
+    })
+}
+
+/// A target attached below the tab (`p`: `Target.attachedToTarget`). An
+/// out-of-process frame gets the page hooks, the policy's guards and (under
+/// a policy) its own auto-attach before it runs, and is remembered; a
+/// worker that waits is let run.
+fn attached(
+    cdp: &CdpSession,
+    p: &Value,
+    devtools: &std::sync::Weak<super::devtools::TabDevtools>,
+    children: &Arc<Mutex<HashMap<String, String>>>,
+) {
+    let Some(id) = p["sessionId"].as_str() else {
+        return;
+    };
+    let child = CdpSession::new(cdp.connection().clone(), id);
+    let waiting = p["waitingForDebugger"] == true;
+    if p["targetInfo"]["type"] != "iframe" {
+        if waiting {
+            tokio::spawn(async move {
+                let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+            });
+        }
+        return;
+    }
+    if let (Some(target), Ok(mut map)) = (p["targetInfo"]["targetId"].as_str(), children.lock()) {
+        map.insert(target.to_string(), id.to_string());
+    }
+    let devtools = devtools.clone();
+    tokio::spawn(async move {
+        // Scripts for new documents hold in a frame's own target only once
+        // its Page domain is on.
+        let _ = child.call("Page.enable", json!({})).await;
+        let _ = install_hooks(&child).await;
+        if let Some(devtools) = devtools.upgrade() {
+            // The policy's socket guard (and, on the user's browser, the
+            // frame's own request guard), and its frames held the same way.
+            if let Err(e) = devtools.enable_frame(&child).await {
+                tracing::debug!(error = %e, "guarding a frame");
+            }
+            if devtools.shared.policy().is_some() {
+                let _ = child.call("Target.setAutoAttach", auto_attach(true)).await;
+            }
+        }
+        if waiting {
+            let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+        }
+    });
+}
+
 fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
     let Watched {
         lifecycle,
@@ -701,48 +752,8 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                         dialog.send_replace(None);
                         continue;
                     }
-                    "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
-                        if let Some(child) = p["sessionId"].as_str() {
-                            let child = CdpSession::new(cdp.connection().clone(), child);
-                            let devtools = devtools.clone();
-                            let waiting = p["waitingForDebugger"] == true;
-                            tokio::spawn(async move {
-                                // Scripts for new documents hold in a frame's
-                                // own target only once its Page domain is on.
-                                let _ = child.call("Page.enable", json!({})).await;
-                                let _ = install_hooks(&child).await;
-                                // An out-of-process frame gets the policy's
-                                // socket guard (and, on the user's browser,
-                                // its own request guard) before it runs.
-                                if let Some(devtools) = devtools.upgrade()
-                                    && let Err(e) = devtools.enable_frame(&child).await
-                                {
-                                    tracing::debug!(error = %e, "guarding a frame");
-                                }
-                                if waiting {
-                                    let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
-                                }
-                            });
-                        }
-                        if let (Some(target), Some(child), Ok(mut map)) = (
-                            p["targetInfo"]["targetId"].as_str(),
-                            p["sessionId"].as_str(),
-                            children.lock(),
-                        ) {
-                            map.insert(target.to_string(), child.to_string());
-                        }
-                        continue;
-                    }
                     "Target.attachedToTarget" => {
-                        // A worker attached while it waits runs on.
-                        if p["waitingForDebugger"] == true
-                            && let Some(child) = p["sessionId"].as_str()
-                        {
-                            let child = CdpSession::new(cdp.connection().clone(), child);
-                            tokio::spawn(async move {
-                                let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
-                            });
-                        }
+                        attached(&cdp, p, &devtools, &children);
                         continue;
                     }
                     "Target.detachedFromTarget" => {
@@ -761,6 +772,23 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                         continue;
                     }
                 }
+            }
+            // A frame or worker attached below an out-of-process frame
+            // (auto-attached there under a policy), and its going.
+            if matches!(
+                event.method.as_str(),
+                "Target.attachedToTarget" | "Target.detachedFromTarget"
+            ) && let Some(parent) = event.session_id.as_deref()
+                && children.lock().is_ok_and(|m| m.values().any(|s| s == parent))
+            {
+                if event.method == "Target.attachedToTarget" {
+                    attached(&cdp, &event.params, &devtools, &children);
+                } else if let (Some(child), Ok(mut map)) =
+                    (event.params["sessionId"].as_str(), children.lock())
+                {
+                    map.retain(|_, s| s != child);
+                }
+                continue;
             }
             // A paused request of an out-of-process frame (the relay's
             // per-tab guard).

@@ -20,6 +20,7 @@ const WAYS: &[&str] = &[
     "/xhr",
     "ws:/ws",
     "ws:/frame-ws",
+    "ws:/nested-ws",
     "/es",
     "/beacon",
     "/worker-fetch",

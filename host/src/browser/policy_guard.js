@@ -35,8 +35,14 @@
     }
     return arguments.length > 1 ? new W(url, protocols) : new W(url);
   };
+  // No way back to the unguarded constructor: not through the prototype's
+  // `constructor`, nor through G's own prototype chain (the constants are
+  // copied instead).
   G.prototype = W.prototype;
-  Object.setPrototypeOf(G, W);
+  Object.defineProperty(W.prototype, 'constructor', { value: G, writable: false, configurable: false });
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) {
+    Object.defineProperty(G, k, { value: W[k], enumerable: true });
+  }
   Object.defineProperty(G, '__webrigGuard', { value: true });
   Object.defineProperty(globalThis, 'WebSocket', { value: G, writable: false, configurable: false, enumerable: false });
   const open = globalThis.open;

@@ -679,9 +679,24 @@ fn attached(
     let child = CdpSession::new(cdp.connection().clone(), id);
     let waiting = p["waitingForDebugger"] == true;
     if p["targetInfo"]["type"] != "iframe" {
-        if waiting {
+        // A dedicated worker (attached only under a policy): the socket
+        // guard runs in it before its script does (a worker made from a
+        // blob has no response a CSP could ride on).
+        let guard = devtools
+            .upgrade()
+            .and_then(|d| Some(d.shared.policy()?.socket_guard(d.shared.is_relay())));
+        if waiting || guard.is_some() {
             tokio::spawn(async move {
-                let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+                if let Some(guard) = guard
+                    && let Err(e) = child
+                        .call("Runtime.evaluate", json!({ "expression": guard }))
+                        .await
+                {
+                    tracing::debug!(error = %e, "guarding a worker");
+                }
+                if waiting {
+                    let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+                }
             });
         }
         return;

@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_store_becomes_cookies_and_a_report_without_values() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("ok");
         let path = dir.path().join("Cookies");
         let conn = store::tests::make_store(&path, 24);
         let later = chrome_time(4_000_000_000.0);
@@ -409,7 +409,7 @@ mod tests {
                    expires_utc, is_secure, is_httponly, samesite) VALUES (1, ?1, ?2, ?3, ?4, '/', ?5, 1, 1, -1)",
                 rusqlite::params![host, name, plain, enc, exp],
             )
-            .unwrap();
+            .expect("ok");
         };
         insert(
             ".shop.test",
@@ -422,7 +422,8 @@ mod tests {
         insert(".old.test", "gone", "x", Vec::new(), chrome_time(1_000.0));
         insert(".google.com", "SID", "x", Vec::new(), later);
         drop(conn);
-        let p = read_blocking(&source::Spec::Path(path.clone()), &source::Env::default()).unwrap();
+        let p =
+            read_blocking(&source::Spec::Path(path.clone()), &source::Env::default()).expect("ok");
         let names: Vec<_> = p.cookies.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["sid", "theme"]);
         assert_eq!(p.cookies[0].value, "SECRET-1");
@@ -436,7 +437,7 @@ mod tests {
             .map(|s| (s.reason, s.count))
             .collect();
         assert_eq!(reasons, [(Reason::Expired, 1), (Reason::GoogleSignIn, 1)]);
-        let json = serde_json::to_string(&p.report).unwrap();
+        let json = serde_json::to_string(&p.report).expect("ok");
         assert!(
             !json.contains("SECRET-1") && !json.contains("dark"),
             "{json}"
@@ -451,7 +452,7 @@ mod tests {
 
     #[test]
     fn caps_bound_an_import() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("ok");
         let path = dir.path().join("Cookies");
         let conn = store::tests::make_store(&path, 24);
         conn.execute_batch(&format!(
@@ -460,9 +461,9 @@ mod tests {
              SELECT i, 'a.test', 'c' || i, printf('%.4000c', 'v'), '/', 0, 0, 0 FROM n;",
             MAX_COOKIES + 100
         ))
-        .unwrap();
+        .expect("ok");
         drop(conn);
-        let p = read_blocking(&source::Spec::Path(path), &source::Env::default()).unwrap();
+        let p = read_blocking(&source::Spec::Path(path), &source::Env::default()).expect("ok");
         let bytes: usize = p.cookies.iter().map(|c| c.name.len() + c.value.len()).sum();
         assert!(bytes <= MAX_BYTES, "{bytes}");
         assert!(p.cookies.len() < MAX_COOKIES);
@@ -471,19 +472,19 @@ mod tests {
             .skipped
             .iter()
             .find(|s| s.reason == Reason::OverCap)
-            .unwrap();
+            .expect("ok");
         assert_eq!(p.cookies.len() + over.count, MAX_COOKIES + 100);
     }
 
     #[test]
     fn flags_are_checked_before_anything_starts() {
-        assert!(wanted(None, None, false).unwrap().is_none());
+        assert!(wanted(None, None, false).expect("ok").is_none());
         assert!(
             wanted(Some("chrome"), Some(CookiesPolicy::Off), false)
-                .unwrap()
+                .expect("ok")
                 .is_none()
         );
-        assert!(wanted(Some("chrome"), None, false).unwrap().is_some());
+        assert!(wanted(Some("chrome"), None, false).expect("ok").is_some());
         assert!(
             wanted(Some("chrome"), None, true).is_err(),
             "not into your own browser"

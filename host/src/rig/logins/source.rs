@@ -380,29 +380,29 @@ mod tests {
 
     #[test]
     fn local_state_names_profiles_and_the_last_used() {
-        let s = LocalState::parse(STATE.as_bytes()).unwrap();
+        let s = LocalState::parse(STATE.as_bytes()).expect("ok");
         assert_eq!(s.last_used.as_deref(), Some("Profile 2"));
         assert_eq!(
             s.profiles.len(),
             3,
             "a folder that climbs out is dropped: {s:?}"
         );
-        assert_eq!(s.pick(None).unwrap(), "Profile 2");
-        assert_eq!(s.pick(Some("Default")).unwrap(), "Default");
-        assert_eq!(s.pick(Some("Person 1")).unwrap(), "Default");
+        assert_eq!(s.pick(None).expect("ok"), "Profile 2");
+        assert_eq!(s.pick(Some("Default")).expect("ok"), "Default");
+        assert_eq!(s.pick(Some("Person 1")).expect("ok"), "Default");
         assert_eq!(
-            s.pick(Some("Work")).unwrap(),
+            s.pick(Some("Work")).expect("ok"),
             "Profile 2",
             "exact name first"
         );
-        assert_eq!(s.pick(Some("work")).unwrap(), "Profile 3");
+        assert_eq!(s.pick(Some("work")).expect("ok"), "Profile 3");
         assert_eq!(
-            s.pick(Some("person 1")).unwrap(),
+            s.pick(Some("person 1")).expect("ok"),
             "Default",
             "then any case"
         );
         assert_eq!(
-            s.pick(Some("Profile 9")).unwrap(),
+            s.pick(Some("Profile 9")).expect("ok"),
             "Profile 9",
             "a folder not listed"
         );
@@ -412,39 +412,47 @@ mod tests {
 
     #[test]
     fn local_state_falls_back_to_default() {
-        let s = LocalState::parse(br#"{"profile": {"last_used": "../x"}}"#).unwrap();
-        assert_eq!(s.pick(None).unwrap(), "Default");
-        let s = LocalState::parse(b"{}").unwrap();
-        assert_eq!(s.pick(None).unwrap(), "Default");
+        let s = LocalState::parse(br#"{"profile": {"last_used": "../x"}}"#).expect("ok");
+        assert_eq!(s.pick(None).expect("ok"), "Default");
+        let s = LocalState::parse(b"{}").expect("ok");
+        assert_eq!(s.pick(None).expect("ok"), "Default");
         assert!(LocalState::parse(b"not json").is_err());
         let twice = LocalState::parse(
             br#"{"profile": {"info_cache": {"A": {"name": "X"}, "B": {"name": "X"}}}}"#,
         )
-        .unwrap();
-        assert!(twice.pick(Some("X")).unwrap_err().contains("2 profiles"));
+        .expect("ok");
+        assert!(
+            twice
+                .pick(Some("X"))
+                .expect_err("an error")
+                .contains("2 profiles")
+        );
     }
 
     #[test]
     fn specs_name_a_browser_or_a_path() {
         assert_eq!(
-            Spec::parse("chrome").unwrap(),
+            Spec::parse("chrome").expect("ok"),
             Spec::Browser {
                 browser: Browser::Chrome,
                 profile: None
             }
         );
         assert_eq!(
-            Spec::parse("Brave:Profile 1").unwrap(),
+            Spec::parse("Brave:Profile 1").expect("ok"),
             Spec::Browser {
                 browser: Browser::Brave,
                 profile: Some("Profile 1".into())
             }
         );
         assert_eq!(
-            Spec::parse("./chrome").unwrap(),
+            Spec::parse("./chrome").expect("ok"),
             Spec::Path("./chrome".into())
         );
-        assert_eq!(Spec::parse("/a:b/c").unwrap(), Spec::Path("/a:b/c".into()));
+        assert_eq!(
+            Spec::parse("/a:b/c").expect("ok"),
+            Spec::Path("/a:b/c".into())
+        );
         assert!(Spec::parse("firefox").is_err());
         assert!(Spec::parse("chrome:").is_err());
     }
@@ -466,33 +474,34 @@ mod tests {
 
     #[test]
     fn discovery_finds_the_last_used_profiles_store() {
-        let root = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().expect("ok");
         let data = root.path().join("chromium");
-        std::fs::create_dir_all(data.join("Profile 2/Network")).unwrap();
-        std::fs::create_dir_all(data.join("Default")).unwrap();
-        std::fs::write(data.join("Local State"), STATE).unwrap();
-        std::fs::write(data.join("Profile 2/Network/Cookies"), b"").unwrap();
-        std::fs::write(data.join("Default/Cookies"), b"").unwrap();
+        std::fs::create_dir_all(data.join("Profile 2/Network")).expect("ok");
+        std::fs::create_dir_all(data.join("Default")).expect("ok");
+        std::fs::write(data.join("Local State"), STATE).expect("ok");
+        std::fs::write(data.join("Profile 2/Network/Cookies"), b"").expect("ok");
+        std::fs::write(data.join("Default/Cookies"), b"").expect("ok");
         let env = Env {
             home: None,
             xdg_config_home: Some(root.path().into()),
         };
-        let found = find(&Spec::parse("chromium").unwrap(), &env).unwrap();
+        let found = find(&Spec::parse("chromium").expect("ok"), &env).expect("ok");
         assert_eq!(found.cookies, data.join("Profile 2/Network/Cookies"));
         assert_eq!(found.profile_name.as_deref(), Some("Work"));
-        let found = find(&Spec::parse("chromium:Person 1").unwrap(), &env).unwrap();
+        let found = find(&Spec::parse("chromium:Person 1").expect("ok"), &env).expect("ok");
         assert_eq!(found.cookies, data.join("Default/Cookies"));
-        let missing = find(&Spec::parse("chromium:Profile 3").unwrap(), &env).unwrap_err();
+        let missing =
+            find(&Spec::parse("chromium:Profile 3").expect("ok"), &env).expect_err("an error");
         assert!(missing.message().contains("no cookie store"), "{missing:?}");
-        assert!(find(&Spec::parse("chrome").unwrap(), &env).is_err());
+        assert!(find(&Spec::parse("chrome").expect("ok"), &env).is_err());
         // PATH: the user data dir, the profile, the file.
-        let by_dir = find(&Spec::Path(data.clone()), &env).unwrap();
+        let by_dir = find(&Spec::Path(data.clone()), &env).expect("ok");
         assert_eq!(by_dir.cookies, data.join("Profile 2/Network/Cookies"));
         assert_eq!(by_dir.browser, Some(Browser::Chromium));
-        let by_profile = find(&Spec::Path(data.join("Default")), &env).unwrap();
+        let by_profile = find(&Spec::Path(data.join("Default")), &env).expect("ok");
         assert_eq!(by_profile.cookies, data.join("Default/Cookies"));
         assert_eq!(by_profile.profile_name.as_deref(), Some("Person 1"));
-        let by_file = find(&Spec::Path(data.join("Default/Cookies")), &env).unwrap();
+        let by_file = find(&Spec::Path(data.join("Default/Cookies")), &env).expect("ok");
         assert_eq!(by_file.cookies, data.join("Default/Cookies"));
         assert!(find(&Spec::Path(root.path().join("nope")), &env).is_err());
         assert!(

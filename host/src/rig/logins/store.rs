@@ -214,7 +214,7 @@ pub(super) mod tests {
 
     /// A store of the current schema (version 24) at `path`.
     pub fn make_store(path: &Path, version: i64) -> Connection {
-        let conn = Connection::open(path).unwrap();
+        let conn = Connection::open(path).expect("ok");
         conn.execute_batch(&format!(
             "CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR);
              INSERT INTO meta VALUES ('version', '{version}');
@@ -229,13 +229,13 @@ pub(super) mod tests {
                last_update_utc INTEGER NOT NULL DEFAULT 0, source_type INTEGER NOT NULL DEFAULT 0,
                has_cross_site_ancestor INTEGER NOT NULL DEFAULT 0);"
         ))
-        .unwrap();
+        .expect("ok");
         conn
     }
 
     #[test]
     fn a_store_is_read_from_a_copy_with_huge_fields_left_out() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("ok");
         let path = dir.path().join("Cookies");
         let conn = make_store(&path, 24);
         conn.execute(
@@ -245,9 +245,9 @@ pub(super) mod tests {
                (2, 'b.test', 'big', ?1, x'', '/', 0, 0, 0, -1)",
             [&"x".repeat(100_000)],
         )
-        .unwrap();
+        .expect("ok");
         drop(conn);
-        let store = read(&path).unwrap();
+        let store = read(&path).expect("ok");
         assert!(store.domain_hash);
         assert_eq!(store.unread, 0);
         assert_eq!(store.rows.len(), 2);
@@ -263,21 +263,26 @@ pub(super) mod tests {
 
     #[test]
     fn broken_stores_are_clear_errors() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("ok");
         let junk = dir.path().join("junk");
-        std::fs::write(&junk, vec![7u8; 8192]).unwrap();
-        let e = read(&junk).unwrap_err();
+        std::fs::write(&junk, vec![7u8; 8192]).expect("ok");
+        let e = read(&junk).expect_err("an error");
         assert!(e.message().contains("not a readable cookie store"), "{e:?}");
         let other = dir.path().join("other.db");
         Connection::open(&other)
-            .unwrap()
+            .expect("ok")
             .execute_batch("CREATE TABLE t(x)")
-            .unwrap();
-        let e = read(&other).unwrap_err();
+            .expect("ok");
+        let e = read(&other).expect_err("an error");
         assert!(e.message().contains("Chromium Cookies"), "{e:?}");
         let link = dir.path().join("link");
-        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(read(&link).unwrap_err().message().contains("symlink"));
+        std::os::unix::fs::symlink("/dev/zero", &link).expect("ok");
+        assert!(
+            read(&link)
+                .expect_err("an error")
+                .message()
+                .contains("symlink")
+        );
         assert!(read(Path::new("/dev/zero")).is_err());
         assert!(read(&dir.path().join("absent")).is_err());
     }

@@ -28,6 +28,11 @@ pub trait Judge: Send + Sync + 'static {
     fn response_headers(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// A script run in every shared and service worker before its own
+    /// (the policy's socket guard), if any.
+    fn worker_script(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Lets every request go (a guard only there to answer a proxy).
@@ -127,6 +132,27 @@ pub async fn start(
         json!({ "patterns": patterns(csp), "handleAuthRequests": auth.is_some() }),
     )
     .await?;
+    // Shared and service workers wait, attached, until the worker script
+    // ran in them. (Chromium then holds new pages too, attached or not:
+    // they are attached as well, to be let run at once.)
+    let worker_script = judge.worker_script();
+    if worker_script.is_some() {
+        conn.call(
+            None,
+            "Target.setAutoAttach",
+            json!({
+                "autoAttach": true,
+                "waitForDebuggerOnStart": true,
+                "flatten": true,
+                "filter": [
+                    { "type": "shared_worker", "exclude": false },
+                    { "type": "service_worker", "exclude": false },
+                    { "type": "page", "exclude": false },
+                ],
+            }),
+        )
+        .await?;
+    }
     let conn = conn.clone();
     let refused = refusals.clone();
     tokio::spawn(async move {
@@ -145,6 +171,11 @@ pub async fn start(
                 Err(RecvError::Closed) => break,
             };
             if event.session_id.is_some() {
+                continue;
+            }
+            if event.method == "Target.attachedToTarget" {
+                let (conn, script) = (conn.clone(), worker_script.clone());
+                tokio::spawn(async move { run_worker(&conn, script, &event.params).await });
                 continue;
             }
             let (conn, judge, refused, auth, asked) = (
@@ -166,6 +197,31 @@ pub async fn start(
         }
     });
     Ok(refusals)
+}
+
+/// A shared or service worker attached waiting: the worker script runs in
+/// it, then the worker does. Anything else attached is let go.
+async fn run_worker(conn: &Connection, script: Option<String>, p: &Value) {
+    let Some(session) = p["sessionId"].as_str() else {
+        return;
+    };
+    let worker = matches!(
+        p["targetInfo"]["type"].as_str(),
+        Some("shared_worker" | "service_worker")
+    );
+    if worker && let Some(script) = script {
+        if let Err(e) = conn
+            .call(Some(session), "Runtime.evaluate", json!({ "expression": script }))
+            .await
+        {
+            tracing::debug!(error = %e, "guarding a worker");
+        }
+    }
+    if p["waitingForDebugger"] == true {
+        let _ = conn
+            .call(Some(session), "Runtime.runIfWaitingForDebugger", json!({}))
+            .await;
+    }
 }
 
 /// The guard's answer to a paused request (`params` of

@@ -222,6 +222,10 @@ impl super::guard::Judge for DomainPolicy {
             .map(|v| ("Content-Security-Policy".to_string(), v))
             .collect()
     }
+
+    fn worker_script(&self) -> Option<String> {
+        Some(self.socket_guard(false))
+    }
 }
 
 /// The API error for a refused URL.

@@ -23,6 +23,8 @@ const WAYS: &[&str] = &[
     "ws:/nested-ws",
     "ws:/proto-ws",
     "ws:/blob-ws",
+    "/shared-fetch",
+    "ws:/shared-ws",
     "/es",
     "/beacon",
     "/worker-fetch",
@@ -94,6 +96,10 @@ fn a_launched_session_holds_every_way_out_to_its_allowlist() {
     let e = s.err("tab_new", json!({ "url": format!("{}/tab", bad.url()) }), "forbidden");
     assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
     assert_eq!(bad.hits(), Vec::<String>::new());
+    // An allowed new tab opens and loads (new pages are not held back).
+    let tab = s.ok("tab_new", json!({ "url": format!("{}/tab-ok", ok.url()) }));
+    ok.wait_for(&["/tab-ok"], Duration::from_secs(10));
+    s.ok("tab_close", json!({ "id": tab["id"].as_str().unwrap_or_default() }));
 
     // `network` shows what was refused, and why.
     s.ok("goto", json!({ "url": escape_page(&ok, &bad) }));

@@ -4,13 +4,12 @@
 //! and is signed in on its first page. Broken, locked, missing and hostile
 //! stores are clear errors that leave no session behind.
 //!
-//! v11 (a password from the Secret Service keyring) is covered by the unit
-//! tests only (`host/src/rig/logins/crypt.rs`: values sealed and opened with
-//! a known password): a keyring here needs gnome-keyring and libsecret's
-//! `secret-tool` installed, a D-Bus session bus, and that bus's address in
-//! the environment of a daemon of its own; the test harness starts its
-//! daemons with the test process's environment, and none of these is in the
-//! test image.
+//! v11 (a password from the Secret Service keyring) runs against a
+//! keyring of the test's own (a D-Bus session bus and gnome-keyring, unlocked
+//! with a known password) when `dbus-daemon`, `gnome-keyring-daemon` and
+//! `secret-tool` are installed; without them that test says SKIPPED and
+//! v11 is covered by the unit tests only (`host/src/rig/logins/crypt.rs`:
+//! values sealed and opened with a known password).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -62,6 +61,13 @@ struct SignedIn {
 
 impl SignedIn {
     fn new(user: &str) -> SignedIn {
+        // v10: the fixed key, not the keyring's.
+        Self::with_store(user, "basic", &[])
+    }
+
+    /// Signed in by a Chromium that keeps its password in `store`
+    /// (`--password-store`), with `env` on top of the test's.
+    fn with_store(user: &str, store: &str, env: &[(&str, &Path)]) -> SignedIn {
         let data = tempfile::Builder::new()
             .prefix("webrig-logins-")
             .tempdir()
@@ -78,11 +84,11 @@ impl SignedIn {
                     "--disable-sync",
                     "--disable-background-networking",
                     "--disable-component-update",
-                    // v10: the fixed key, not the keyring's.
-                    "--password-store=basic",
                     "--remote-debugging-port=0",
                 ])
+                .arg(format!("--password-store={store}"))
                 .arg(format!("--user-data-dir={}", data.path().display()))
+                .envs(env.iter().copied())
                 .arg(&url)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -591,4 +597,195 @@ fn config_names_the_store_for_the_clis_local_launches_only() {
     assert_eq!(r["ok"], true, "{r}");
     assert!(r["result"].get("logins").is_none(), "{r}");
     assert_eq!(whoami(&http), "not logged in");
+}
+
+/// A Secret Service of the test's own: a D-Bus session bus with an
+/// unlocked gnome-keyring on it, both stopped when dropped.
+struct Keyring {
+    // Dropped in this order: the keyring, then its bus.
+    _keyring: Browser,
+    _bus: Browser,
+    dir: tempfile::TempDir,
+    address: PathBuf,
+}
+
+impl Keyring {
+    /// None (and a SKIPPED line) when the tools are not installed.
+    fn start() -> Option<Keyring> {
+        for tool in [
+            "/usr/bin/dbus-daemon",
+            "/usr/bin/gnome-keyring-daemon",
+            "/usr/bin/secret-tool",
+        ] {
+            if !Path::new(tool).is_file() {
+                eprintln!("SKIPPED v11 end to end: needs {tool} (gnome-keyring, libsecret-tools)");
+                return None;
+            }
+        }
+        use std::io::{BufRead, Write};
+        let dir = tempfile::tempdir().expect("dir");
+        let mut bus = Command::new("/usr/bin/dbus-daemon")
+            .args(["--session", "--nofork", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon starts");
+        let mut address = String::new();
+        std::io::BufReader::new(bus.stdout.take().expect("stdout"))
+            .read_line(&mut address)
+            .expect("the bus's address");
+        let bus = Browser(bus);
+        let address = PathBuf::from(address.trim());
+        let runtime = dir.path().join("runtime");
+        std::fs::create_dir(&runtime).expect("runtime dir");
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).expect("0700");
+        let mut keyring = Command::new("/usr/bin/gnome-keyring-daemon")
+            .args(["--foreground", "--unlock", "--components=secrets"])
+            .env("DBUS_SESSION_BUS_ADDRESS", &address)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_DATA_HOME", dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("gnome-keyring-daemon starts");
+        // The login keyring's password, then EOF.
+        keyring
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"test-keyring-password")
+            .expect("password sent");
+        let k = Keyring {
+            _bus: bus,
+            _keyring: Browser(keyring),
+            dir,
+            address,
+        };
+        // Up once a secret stored can be looked up.
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let mut store = k
+                .tool(&["store", "--label=probe", "webrig-test", "probe"])
+                .stdin(Stdio::piped())
+                .spawn()
+                .expect("secret-tool runs");
+            let _ = store.stdin.take().expect("stdin").write_all(b"ready");
+            let stored = store.wait().is_ok_and(|s| s.success());
+            let found = k
+                .tool(&["lookup", "webrig-test", "probe"])
+                .output()
+                .is_ok_and(|o| o.stdout == b"ready");
+            if stored && found {
+                return Some(k);
+            }
+            assert!(Instant::now() < until, "the keyring never answered");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn tool(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("/usr/bin/secret-tool");
+        c.args(args)
+            .envs(self.env())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        c
+    }
+
+    fn env(&self) -> Vec<(&str, &Path)> {
+        vec![
+            ("DBUS_SESSION_BUS_ADDRESS", self.address.as_path()),
+            ("XDG_DATA_HOME", self.dir.path()),
+        ]
+    }
+}
+
+#[test]
+fn a_v11_store_opens_with_the_keyrings_password_and_is_skipped_without_it() {
+    let Some(keyring) = Keyring::start() else {
+        return;
+    };
+    let bob = SignedIn::with_store("bob", "gnome-libsecret", &keyring.env());
+    let rows = bob.rows();
+    let (_, _, enc) = rows.iter().find(|r| r.1 == COOKIE).expect("the login row");
+    assert!(enc.starts_with(b"v11"), "{:?}", &enc[..enc.len().min(3)]);
+    let item = keyring
+        .tool(&["lookup", "application", "chromium"])
+        .output()
+        .expect("secret-tool runs");
+    assert!(
+        !item.stdout.is_empty(),
+        "Chromium keeps its password in the keyring"
+    );
+
+    // The shared daemon has no access to this keyring: no key.
+    let s = session!();
+    let out = s.ok("launch", json!({ "cookies_from": bob.data.path() }));
+    assert_eq!(out["logins"]["loaded"], 0, "{out}");
+    assert_eq!(out["logins"]["skipped"][0]["reason"], "no_key", "{out}");
+    assert_eq!(whoami(&s), "not logged in");
+
+    // A daemon on the keyring's bus reads the password and opens it.
+    let home = tempfile::tempdir().expect("home");
+    let port = webrig_tests::free_port();
+    let mut daemon = Browser(
+        Command::new(webrig_tests::webrig_bin())
+            .args(["serve", "--port", &port.to_string()])
+            .args(["--watch-pid", &std::process::id().to_string()])
+            .env("WEBRIG_HOME", home.path())
+            .envs(keyring.env())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("webrig serve starts"),
+    );
+    let socket = home.path().join(format!("daemon.{port}.sock"));
+    let until = Instant::now() + Duration::from_secs(15);
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(Instant::now() < until, "the daemon never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let cli = |args: &[&str]| -> serde_json::Value {
+        let out = Command::new(webrig_tests::webrig_bin())
+            .args(["--session", "v11"])
+            .args(args)
+            .arg("--json")
+            .env("WEBRIG_HOME", home.path())
+            .env("WEBRIG_PORT", port.to_string())
+            .output()
+            .expect("webrig runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.contains(&bob.token), "{text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"))
+    };
+    let out = cli(&[
+        "launch",
+        "--cookies-from",
+        &bob.data.path().to_string_lossy(),
+    ]);
+    let logins = out
+        .get("logins")
+        .or_else(|| out["result"].get("logins"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(logins["loaded"], 1, "{out}");
+    cli(&["goto", &web().url("logins/whoami")]);
+    let who = cli(&["eval", "document.getElementById('who').textContent"]);
+    assert!(who.to_string().contains("logged in as bob"), "{who}");
+    cli(&["close"]);
+    // Stopped politely, so it closes its browser.
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.0.id().to_string()])
+        .status();
+    let until = Instant::now() + Duration::from_secs(10);
+    while matches!(daemon.0.try_wait(), Ok(None)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -73,9 +73,11 @@ pub fn decrypt(
             Err(f) => last = f,
         }
     }
-    // With one key the reason is what went wrong; with a wrong v11 key
-    // every reason just means no key fits.
-    Err(if keys.v11.len() > 1 && blob.starts_with(b"v11") {
+    // A wrong key and a garbled value look alike to AES-CBC (bad padding,
+    // or a hash that does not match). A v11 value that no key opens most
+    // likely wants a keyring password webrig did not get (no keyring
+    // answered, and the empty fallback was tried alone): say so.
+    Err(if blob.starts_with(b"v11") {
         Failure::NoKey
     } else {
         last
@@ -245,6 +247,15 @@ pub(super) mod tests {
             v11: vec![key(b"wrong"), key(b"")],
         };
         assert_eq!(decrypt(&blob, &wrong, "x.test", true), Err(Failure::NoKey));
+        let fallback_only = Keys {
+            v10: Some(v10_key()),
+            v11: vec![key(b"")],
+        };
+        assert_eq!(
+            decrypt(&blob, &fallback_only, "x.test", true),
+            Err(Failure::NoKey),
+            "no keyring answered: the empty password alone was tried"
+        );
         let empty_pw = seal(b"v11", b"", "x.test", "t", true);
         assert_eq!(decrypt(&empty_pw, &keys, "x.test", true), Ok("t".into()));
     }

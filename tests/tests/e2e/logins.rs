@@ -68,9 +68,11 @@ impl SignedIn {
     /// Signed in by a Chromium that keeps its password in `store`
     /// (`--password-store`), with `env` on top of the test's.
     fn with_store(user: &str, store: &str, env: &[(&str, &Path)]) -> SignedIn {
+        // In the shared daemon's home: the shared profile (a static, never
+        // dropped) goes when that home does.
         let data = tempfile::Builder::new()
-            .prefix("webrig-logins-")
-            .tempdir()
+            .prefix("logins-")
+            .tempdir_in(daemon().home())
             .expect("a user data folder");
         let token = token();
         let url = web().url(&format!("logins/sign-in?user={user}&token={token}"));

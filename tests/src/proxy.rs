@@ -99,6 +99,9 @@ impl TestProxy {
 
     /// The hits for targets containing `part`.
     pub fn hits_for(&self, part: &str) -> Vec<ProxyHit> {
-        self.hits().into_iter().filter(|h| h.target.contains(part)).collect()
+        self.hits()
+            .into_iter()
+            .filter(|h| h.target.contains(part))
+            .collect()
     }
 }

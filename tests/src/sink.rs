@@ -37,9 +37,11 @@ impl Sink {
                     let target = text.split_whitespace().nth(1).unwrap_or("").to_string();
                     let path = target.split('?').next().unwrap_or("").to_string();
                     let upgrade = text.to_ascii_lowercase().contains("upgrade: websocket");
-                    seen.lock()
-                        .expect("sink hits")
-                        .push(if upgrade { format!("ws:{path}") } else { path.clone() });
+                    seen.lock().expect("sink hits").push(if upgrade {
+                        format!("ws:{path}")
+                    } else {
+                        path.clone()
+                    });
                     if upgrade {
                         return;
                     }
@@ -82,7 +84,10 @@ impl Sink {
         let deadline = Instant::now() + within;
         loop {
             let hits = self.hits();
-            let missing: Vec<&&str> = paths.iter().filter(|p| !hits.iter().any(|h| h == *p)).collect();
+            let missing: Vec<&&str> = paths
+                .iter()
+                .filter(|p| !hits.iter().any(|h| h == *p))
+                .collect();
             if missing.is_empty() {
                 return;
             }

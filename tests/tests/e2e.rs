@@ -33,8 +33,8 @@ mod e2e {
     pub mod security_api;
     pub mod security_local;
     pub mod sessions;
-    pub mod signals;
     pub mod setup;
+    pub mod signals;
     pub mod snapshot;
     pub mod tabs;
     pub mod widgets;

@@ -93,7 +93,9 @@ impl Shared {
     /// request when the tab guards the policy, else the routes' patterns.
     pub fn fetch_params(&self) -> Option<Value> {
         match self.tab_guard() {
-            Some(policy) => Some(json!({ "patterns": super::guard::patterns(!policy.csp().is_empty()) })),
+            Some(policy) => {
+                Some(json!({ "patterns": super::guard::patterns(!policy.csp().is_empty()) }))
+            }
             None => routes::fetch_patterns(&self.routes()),
         }
     }
@@ -230,7 +232,10 @@ impl TabDevtools {
         if relay {
             let (script, fetch) = tokio::join!(
                 script,
-                frame.call("Fetch.enable", self.shared.fetch_params().unwrap_or_default()),
+                frame.call(
+                    "Fetch.enable",
+                    self.shared.fetch_params().unwrap_or_default()
+                ),
             );
             script?;
             fetch?;
@@ -272,7 +277,8 @@ impl TabDevtools {
             // The user's browser: this tab guards the policy, then routes.
             let (cdp, shared, params) = (cdp.clone(), self.shared.clone(), params.clone());
             tokio::spawn(async move {
-                let call = match super::guard::verdict(&*policy, &shared.refusals(), &params).await {
+                let call = match super::guard::verdict(&*policy, &shared.refusals(), &params).await
+                {
                     Some(call) => call,
                     None => {
                         let url = params["request"]["url"].as_str().unwrap_or_default();

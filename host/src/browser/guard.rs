@@ -91,10 +91,7 @@ impl Refusals {
 
     pub fn note(&self, id: &str, document: bool, why: &str) {
         if document {
-            *self
-                .last_document
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(why.to_string());
+            *self.last_document.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_string());
         }
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         if recent.len() >= REMEMBERED {
@@ -209,13 +206,17 @@ async fn run_worker(conn: &Connection, script: Option<String>, p: &Value) {
         p["targetInfo"]["type"].as_str(),
         Some("shared_worker" | "service_worker")
     );
-    if worker && let Some(script) = script {
-        if let Err(e) = conn
-            .call(Some(session), "Runtime.evaluate", json!({ "expression": script }))
+    if worker
+        && let Some(script) = script
+        && let Err(e) = conn
+            .call(
+                Some(session),
+                "Runtime.evaluate",
+                json!({ "expression": script }),
+            )
             .await
-        {
-            tracing::debug!(error = %e, "guarding a worker");
-        }
+    {
+        tracing::debug!(error = %e, "guarding a worker");
     }
     if p["waitingForDebugger"] == true {
         let _ = conn
@@ -228,7 +229,11 @@ async fn run_worker(conn: &Connection, script: Option<String>, p: &Value) {
 /// `Fetch.requestPaused`): a call that fails a refused request, or adds
 /// the policy's CSP to a worker script's response; None when the request
 /// may go on (the caller continues it, or hands it to its routes).
-pub async fn verdict(judge: &dyn Judge, refused: &Refusals, p: &Value) -> Option<(&'static str, Value)> {
+pub async fn verdict(
+    judge: &dyn Judge,
+    refused: &Refusals,
+    p: &Value,
+) -> Option<(&'static str, Value)> {
     let id = p["requestId"].as_str()?;
     if let Some(code) = p["responseStatusCode"].as_u64() {
         let mut headers: Vec<Value> = p["responseHeaders"].as_array().cloned().unwrap_or_default();

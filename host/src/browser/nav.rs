@@ -283,7 +283,9 @@ pub async fn goto(
         if error.contains("ERR_BLOCKED_BY_CLIENT")
             && let Some(why) = shared.refusals().take_last_document()
         {
-            return Err(super::policy::refused(format!("could not load {url}: {why}")));
+            return Err(super::policy::refused(format!(
+                "could not load {url}: {why}"
+            )));
         }
         return Err(ApiError::new(
             ErrorCode::NavigationFailed,

@@ -92,9 +92,9 @@ impl Proxy {
                 continue;
             }
             if b.len() > 253
-                || !b.bytes().all(|c| {
-                    c.is_ascii_alphanumeric() || b"-.*:<>[]/_".contains(&c)
-                })
+                || !b
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-.*:<>[]/_".contains(&c))
             {
                 return Err(ApiError::invalid(format!(
                     "--proxy-bypass: {b:?} is not a host pattern (example.com, *.example.org, \
@@ -160,7 +160,10 @@ pub fn credentials(
             let bytes = crate::config::trust::read_owned(path, true, CREDENTIALS_BYTES)
                 .map_err(|e| ApiError::invalid(format!("--proxy-auth-file: {e}")))?
                 .ok_or_else(|| {
-                    ApiError::not_found(format!("--proxy-auth-file: {} does not exist", path.display()))
+                    ApiError::not_found(format!(
+                        "--proxy-auth-file: {} does not exist",
+                        path.display()
+                    ))
                 })?;
             String::from_utf8(bytes)
                 .map_err(|_| ApiError::invalid("--proxy-auth-file: not UTF-8 text"))?
@@ -172,12 +175,18 @@ pub fn credentials(
         })?,
         (None, None) => return Ok(None),
     };
-    let line = text.lines().next().unwrap_or_default().trim_end_matches('\r');
+    let line = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('\r');
     let (username, password) = line.split_once(':').ok_or_else(|| {
         ApiError::invalid("proxy credentials: write them as user:password on one line")
     })?;
     if username.is_empty() {
-        return Err(ApiError::invalid("proxy credentials: the user name is empty"));
+        return Err(ApiError::invalid(
+            "proxy credentials: the user name is empty",
+        ));
     }
     Ok(Some(ProxyCredentials {
         username: username.to_string(),
@@ -191,15 +200,19 @@ mod tests {
 
     #[test]
     fn a_proxy_url_is_checked_and_never_holds_credentials() {
-        let p = Proxy::parse("http://127.0.0.1:3128", &["<-loopback>".into()], None).unwrap();
+        let p =
+            Proxy::parse("http://127.0.0.1:3128", &["<-loopback>".into()], None).expect("parses");
         assert_eq!(
             p.switches(),
-            ["--proxy-server=http://127.0.0.1:3128", "--proxy-bypass-list=<-loopback>"]
+            [
+                "--proxy-server=http://127.0.0.1:3128",
+                "--proxy-bypass-list=<-loopback>"
+            ]
         );
         assert_eq!(p.context_params()["proxyServer"], "http://127.0.0.1:3128");
-        let socks = Proxy::parse("socks5://proxy.example", &[], None).unwrap();
+        let socks = Proxy::parse("socks5://proxy.example", &[], None).expect("parses");
         assert_eq!(socks.info().server, "socks5://proxy.example:1080");
-        let e = Proxy::parse("http://ann:pw@proxy:3128", &[], None).unwrap_err();
+        let e = Proxy::parse("http://ann:pw@proxy:3128", &[], None).expect_err("refused");
         assert!(!e.message().contains("pw"), "{}", e.message());
         for bad in ["ftp://p:21", "proxy:3128", "http://p:3128/path", "http://"] {
             assert!(Proxy::parse(bad, &[], None).is_err(), "{bad}");
@@ -210,7 +223,7 @@ mod tests {
             password: "p".into(),
         };
         assert!(Proxy::parse("socks5://p:1080", &[], Some(creds.clone())).is_err());
-        let p = Proxy::parse("http://p:1", &[], Some(creds)).unwrap();
+        let p = Proxy::parse("http://p:1", &[], Some(creds)).expect("parses");
         assert!(p.info().authenticated);
         assert!(!format!("{p:?}").contains("password: \"p\""));
     }

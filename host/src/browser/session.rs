@@ -183,7 +183,10 @@ impl SessionState {
     /// so a browser of the session's own.
     fn needs_guard(&self) -> bool {
         self.devtools.policy().is_some()
-            || self.proxy.as_ref().is_some_and(|p| p.credentials().is_some())
+            || self
+                .proxy
+                .as_ref()
+                .is_some_and(|p| p.credentials().is_some())
     }
 
     /// Starts the request guard on a (non-relay) browser when the session

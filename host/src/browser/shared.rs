@@ -124,17 +124,15 @@ impl SharedBrowsers {
         };
         let made = host
             .conn
-            .call(
-                None,
-                "Target.createBrowserContext",
-                {
-                    let mut p = json!({ "disposeOnDetach": false });
-                    if let Some(serde_json::Value::Object(fields)) = proxy {
-                        p.as_object_mut().into_iter().for_each(|o| o.extend(fields.clone()));
-                    }
-                    p
-                },
-            )
+            .call(None, "Target.createBrowserContext", {
+                let mut p = json!({ "disposeOnDetach": false });
+                if let Some(serde_json::Value::Object(fields)) = proxy {
+                    p.as_object_mut()
+                        .into_iter()
+                        .for_each(|o| o.extend(fields.clone()));
+                }
+                p
+            })
             .await
             .map_err(gone)?;
         let id = made["browserContextId"]

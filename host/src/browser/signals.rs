@@ -559,7 +559,10 @@ async fn needs_human(tab: &Tab, title: &str, c: &Challenge, tried: Option<u32>) 
         "solve it"
     };
     let hint = match visible(tab).await {
-        Some(true) => format!("a person can {act} in the browser window (tab {}), then run {resume}", tab.id()),
+        Some(true) => format!(
+            "a person can {act} in the browser window (tab {}), then run {resume}",
+            tab.id()
+        ),
         Some(false) => format!(
             "the browser is headless, so nobody can see it: relaunch the session with a window \
              (webrig close; webrig launch --headed) or use your own Chrome (webrig connect \
@@ -601,7 +604,14 @@ mod tests {
     fn main_documents_feed_the_site_health() {
         let s = Signals::default();
         doc_events(&s, "S1", "L1", "https://a.example/", 200, json!({}));
-        doc_events(&s, "S1", "L2", "https://www.a.example/x", 429, json!({ "Retry-After": "3" }));
+        doc_events(
+            &s,
+            "S1",
+            "L2",
+            "https://www.a.example/x",
+            429,
+            json!({ "Retry-After": "3" }),
+        );
         // An iframe's document is not the site's answer.
         s.on_event(
             "S1",
@@ -616,7 +626,10 @@ mod tests {
         let h = s.health();
         assert_eq!(h.sites.len(), 1, "{h:?}");
         let a = &h.sites[0];
-        assert_eq!((a.site.as_str(), a.documents, a.status_429, a.score), ("a.example", 2, 1, 50));
+        assert_eq!(
+            (a.site.as_str(), a.documents, a.status_429, a.score),
+            ("a.example", 2, 1, 50)
+        );
         let last = s.last("S1").expect("a last document");
         assert_eq!(last.retry_after, Some(Duration::from_secs(3)));
         assert!(last.get && last.counted_bad);
@@ -658,12 +671,22 @@ mod tests {
             get,
             counted_bad: true,
         };
-        assert!(matches!(step(&c(429), Some(&doc(Some(2), true))), Some(Step::Reload(d)) if d == Duration::from_secs(2)));
-        assert!(matches!(step(&c(429), Some(&doc(None, true))), Some(Step::Reload(d)) if d == RETRY_DEFAULT));
+        assert!(
+            matches!(step(&c(429), Some(&doc(Some(2), true))), Some(Step::Reload(d)) if d == Duration::from_secs(2))
+        );
+        assert!(
+            matches!(step(&c(429), Some(&doc(None, true))), Some(Step::Reload(d)) if d == RETRY_DEFAULT)
+        );
         assert!(step(&c(429), Some(&doc(Some(3600), true))).is_none());
-        assert!(step(&c(429), Some(&doc(Some(1), false))).is_none(), "a POST is not resent");
+        assert!(
+            step(&c(429), Some(&doc(Some(1), false))).is_none(),
+            "a POST is not resent"
+        );
         assert!(step(&c(429), None).is_none());
-        assert!(step(&c(503), Some(&doc(None, true))).is_none(), "a 503 without Retry-After is an outage");
+        assert!(
+            step(&c(503), Some(&doc(None, true))).is_none(),
+            "a 503 without Retry-After is an outage"
+        );
         let js = Challenge {
             kind: Kind::JsChallenge,
             ..c(403)
@@ -673,7 +696,10 @@ mod tests {
             kind: Kind::Captcha,
             ..c(200)
         };
-        assert!(step(&captcha, None).is_none(), "nobody but a person solves a captcha");
+        assert!(
+            step(&captcha, None).is_none(),
+            "nobody but a person solves a captcha"
+        );
     }
 
     #[test]
@@ -690,7 +716,12 @@ mod tests {
         }
         let inner = s.lock();
         assert_eq!(inner.tabs.len(), TABS);
-        assert!(inner.tabs.values().all(|t| t.pending.len() <= PENDING && t.chains.len() <= PENDING));
+        assert!(
+            inner
+                .tabs
+                .values()
+                .all(|t| t.pending.len() <= PENDING && t.chains.len() <= PENDING)
+        );
     }
 
     #[test]

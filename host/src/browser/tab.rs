@@ -695,7 +695,9 @@ fn attached(
                     tracing::debug!(error = %e, "guarding a worker");
                 }
                 if waiting {
-                    let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+                    let _ = child
+                        .call("Runtime.runIfWaitingForDebugger", json!({}))
+                        .await;
                 }
             });
         }
@@ -721,7 +723,9 @@ fn attached(
             }
         }
         if waiting {
-            let _ = child.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+            let _ = child
+                .call("Runtime.runIfWaitingForDebugger", json!({}))
+                .await;
         }
     });
 }
@@ -794,7 +798,9 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
                 event.method.as_str(),
                 "Target.attachedToTarget" | "Target.detachedFromTarget"
             ) && let Some(parent) = event.session_id.as_deref()
-                && children.lock().is_ok_and(|m| m.values().any(|s| s == parent))
+                && children
+                    .lock()
+                    .is_ok_and(|m| m.values().any(|s| s == parent))
             {
                 if event.method == "Target.attachedToTarget" {
                     attached(&cdp, &event.params, &devtools, &children);
@@ -809,7 +815,9 @@ fn spawn_watcher(cdp: &CdpSession, main_frame: &str, watched: Watched) {
             // per-tab guard).
             if event.method == "Fetch.requestPaused"
                 && let Some(child) = event.session_id.as_deref()
-                && children.lock().is_ok_and(|m| m.values().any(|s| s == child))
+                && children
+                    .lock()
+                    .is_ok_and(|m| m.values().any(|s| s == child))
             {
                 if let Some(devtools) = devtools.upgrade() {
                     let child = CdpSession::new(cdp.connection().clone(), child);

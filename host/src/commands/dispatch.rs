@@ -123,7 +123,10 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
         let cx = Cx::for_tab(state, held, deadline)
             .with_local_files(req.local_files)
             .with_events(req.events.clone());
-        let result = match (finish(entry, cx, req.args, deadline, timeout_ms).await, acted_on) {
+        let result = match (
+            finish(entry, cx, req.args, deadline, timeout_ms).await,
+            acted_on,
+        ) {
             (Ok(value), Some(tab)) => {
                 let attempts = limits.challenge_attempts;
                 crate::browser::signals::after_command(&tab, value, attempts, deadline).await

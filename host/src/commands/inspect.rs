@@ -88,16 +88,12 @@ fn health(tab: &Tab, reveal: bool) -> TabHealth {
         last_actions: d.actions(),
         recording_har: rings.har_from.is_some(),
         dialog: tab.dialog(),
-        challenge: d
-            .shared
-            .signals
-            .tab_challenge(tab.cdp().id())
-            .map(|mut c| {
-                if !reveal {
-                    c.url = redact::url(&c.url);
-                }
-                c
-            }),
+        challenge: d.shared.signals.tab_challenge(tab.cdp().id()).map(|mut c| {
+            if !reveal {
+                c.url = redact::url(&c.url);
+            }
+            c
+        }),
     }
 }
 
@@ -168,10 +164,7 @@ impl Command for Inspect {
                 }
             }
         }
-        let health = all
-            .iter()
-            .map(|t| health(t, self.reveal))
-            .collect();
+        let health = all.iter().map(|t| health(t, self.reveal)).collect();
         let downloads = shared.downloads.list();
         Ok(InspectOut {
             session: info.name,

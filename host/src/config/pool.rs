@@ -153,9 +153,7 @@ pub struct PoolEntry {
 
 impl PoolEntry {
     /// The pool's layer of the domain policy, if it has rules.
-    pub fn layer(
-        &self,
-    ) -> Result<Option<crate::browser::policy::Layer>, crate::error::ApiError> {
+    pub fn layer(&self) -> Result<Option<crate::browser::policy::Layer>, crate::error::ApiError> {
         crate::browser::policy::Layer::parse(
             &format!("[[pool]] {}", self.name),
             &self.allow,
@@ -178,11 +176,9 @@ impl PoolEntry {
                 f.clone()
             }
         });
-        let credentials = crate::browser::proxy::credentials(
-            file.as_deref(),
-            self.proxy_auth_env.as_deref(),
-        )
-        .map_err(|e| e.prefixed(&format!("pool {:?}: ", self.name)))?;
+        let credentials =
+            crate::browser::proxy::credentials(file.as_deref(), self.proxy_auth_env.as_deref())
+                .map_err(|e| e.prefixed(&format!("pool {:?}: ", self.name)))?;
         crate::browser::proxy::Proxy::parse(url, &self.proxy_bypass, credentials)
             .map(Some)
             .map_err(|e| e.prefixed(&format!("pool {:?}: ", self.name)))
@@ -295,7 +291,8 @@ pub fn validate(pools: &[PoolEntry]) -> Result<(), String> {
                  options; a cdp endpoint's browser is already running"
             ));
         }
-        p.layer().map_err(|e| format!("pool {name:?}: {}", e.message()))?;
+        p.layer()
+            .map_err(|e| format!("pool {name:?}: {}", e.message()))?;
         if let Some(url) = &p.proxy {
             if p.engine == Engine::Cdp {
                 return Err(format!(
@@ -402,10 +399,15 @@ mod tests {
             &p[0],
             "http://127.0.0.1:3000",
             None,
-            p[0].proxy(&Home::at(std::path::PathBuf::from("/nonexistent"))).expect("proxy").as_ref(),
+            p[0].proxy(&Home::at(std::path::PathBuf::from("/nonexistent")))
+                .expect("proxy")
+                .as_ref(),
         )
         .expect("url");
-        assert!(ws.expose().contains("proxy-server"), "the browser gets the proxy");
+        assert!(
+            ws.expose().contains("proxy-server"),
+            "the browser gets the proxy"
+        );
         for (text, says) in [
             (
                 "[[pool]]\nname = \"a\"\nengine = \"browserless\"\nendpoints = [\"http://h:1\"]\ntoken = \"s3cret\"\n",

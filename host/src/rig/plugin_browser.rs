@@ -20,7 +20,6 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-
 use crate::browser::Tab;
 use crate::browser::capture::{self, Area, ImageFormat};
 use crate::browser::cdp::Connection;
@@ -119,7 +118,10 @@ impl Policy {
 }
 
 impl crate::browser::guard::Judge for Policy {
-    fn judge<'a>(&'a self, url: &'a str) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
+    fn judge<'a>(
+        &'a self,
+        url: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
         Box::pin(self.allows(url))
     }
 }

@@ -801,7 +801,10 @@ fn another_local_user_who_reads_a_ticket_cannot_use_it() {
 #[test]
 fn a_clients_targets_and_navigations_are_held_to_the_sessions_policy() {
     let s = SessionGuard::new(daemon(), "cdp-policy");
-    let (ok, bad) = (webrig_tests::sink::Sink::start(), webrig_tests::sink::Sink::start());
+    let (ok, bad) = (
+        webrig_tests::sink::Sink::start(),
+        webrig_tests::sink::Sink::start(),
+    );
     s.ok(
         "launch",
         json!({ "allow": [format!("127.0.0.1:{},127.0.0.1:{}", web().port(), ok.port())] }),
@@ -815,7 +818,11 @@ fn a_clients_targets_and_navigations_are_held_to_the_sessions_policy() {
     );
     assert!(refused(&made), "{made}");
     assert!(made.to_string().contains("allowlist"), "{made}");
-    let fine = raw.call("Target.createTarget", json!({ "url": format!("{}/target", ok.url()) }), None);
+    let fine = raw.call(
+        "Target.createTarget",
+        json!({ "url": format!("{}/target", ok.url()) }),
+        None,
+    );
     assert!(fine["result"]["targetId"].is_string(), "{fine}");
     let (_, session) = attach_first(&mut raw);
     let nav = raw.call(
@@ -824,7 +831,10 @@ fn a_clients_targets_and_navigations_are_held_to_the_sessions_policy() {
         Some(&session),
     );
     assert!(
-        nav["result"]["errorText"].as_str().is_some_and(|e| e.contains("BLOCKED")) || refused(&nav),
+        nav["result"]["errorText"]
+            .as_str()
+            .is_some_and(|e| e.contains("BLOCKED"))
+            || refused(&nav),
         "{nav}"
     );
     ok.wait_for(&["/target"], Duration::from_secs(10));

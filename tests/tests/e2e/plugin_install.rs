@@ -1185,19 +1185,33 @@ fn a_replace_that_asks_for_more_still_needs_a_grant() {
 #[test]
 fn the_configured_domain_policy_holds_a_plugins_grant() {
     let host = format!("127.0.0.1:{}", web().port());
-    let d = Daemon::start_with_config(&format!("[policy]\nblock = [\"{host}\"]\n")).expect("daemon");
+    let d =
+        Daemon::start_with_config(&format!("[policy]\nblock = [\"{host}\"]\n")).expect("daemon");
     let _dir = install_sandbox_guest(&d, &format!("http = [\"{host}\"]\nbrowser = \"read\""));
     for query in [
         format!("fetch:{}", web().url("index.html")),
         format!("browse:{}", web().url("index.html")),
     ] {
-        let out = d.cmd("default", "search", json!({ "query": query, "source": "all" }));
+        let out = d.cmd(
+            "default",
+            "search",
+            json!({ "query": query, "source": "all" }),
+        );
         let text = out.to_string();
         assert!(
-            out["ok"] == false || out["result"]["failures"].as_array().is_some_and(|f| !f.is_empty()),
+            out["ok"] == false
+                || out["result"]["failures"]
+                    .as_array()
+                    .is_some_and(|f| !f.is_empty()),
             "{query}: {text}"
         );
-        assert!(text.contains("[policy]"), "{query}: the refusal names the policy: {text}");
-        assert!(!text.contains("Fixture Shop"), "{query}: the page was read: {text}");
+        assert!(
+            text.contains("[policy]"),
+            "{query}: the refusal names the policy: {text}"
+        );
+        assert!(
+            !text.contains("Fixture Shop"),
+            "{query}: the page was read: {text}"
+        );
     }
 }

@@ -58,7 +58,11 @@ fn every_way_out_is_held(s: &SessionGuard, ok: &Sink, bad: &Sink, ways: &[&str])
     // same moment; a last allowed round trip lets stragglers land.
     s.ok("eval", json!({ "script": "fetch(new URLSearchParams(location.search).get('ok') + '/last', {mode: 'no-cors'}).then(() => 1)" }));
     ok.wait_for(&["/last"], Duration::from_secs(10));
-    assert_eq!(bad.hits(), Vec::<String>::new(), "the refused sink was reached");
+    assert_eq!(
+        bad.hits(),
+        Vec::<String>::new(),
+        "the refused sink was reached"
+    );
 }
 
 fn allow(ok: &Sink) -> String {
@@ -87,35 +91,74 @@ fn a_launched_session_holds_every_way_out_to_its_allowlist() {
     every_way_out_is_held(&s, &ok, &bad, WAYS);
 
     // An agent's own navigations: refused before they start, naming the rule.
-    let e = s.err("goto", json!({ "url": format!("{}/goto", bad.url()) }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
+    let e = s.err(
+        "goto",
+        json!({ "url": format!("{}/goto", bad.url()) }),
+        "forbidden",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowlist"),
+        "{e}"
+    );
     // A redirect to a refused host is refused where it lands.
     let hop = web().url(&format!("redirect?to={}/hop", bad.url()));
     let e = s.err("goto", json!({ "url": hop }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains(&bad.url()), "{e}");
-    let e = s.err("tab_new", json!({ "url": format!("{}/tab", bad.url()) }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&bad.url()),
+        "{e}"
+    );
+    let e = s.err(
+        "tab_new",
+        json!({ "url": format!("{}/tab", bad.url()) }),
+        "forbidden",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowlist"),
+        "{e}"
+    );
     assert_eq!(bad.hits(), Vec::<String>::new());
     // An allowed new tab opens and loads (new pages are not held back).
     let tab = s.ok("tab_new", json!({ "url": format!("{}/tab-ok", ok.url()) }));
     ok.wait_for(&["/tab-ok"], Duration::from_secs(10));
-    s.ok("tab_close", json!({ "id": tab["id"].as_str().unwrap_or_default() }));
+    s.ok(
+        "tab_close",
+        json!({ "id": tab["id"].as_str().unwrap_or_default() }),
+    );
 
     // `network` shows what was refused, and why.
     s.ok("goto", json!({ "url": escape_page(&ok, &bad) }));
     let blocked = s.until("network", json!({}), |n| {
-        n["entries"]
-            .as_array()
-            .is_some_and(|r| r.iter().any(|r| r["url"].as_str().unwrap_or_default().ends_with("/img") && r["blocked"].is_string()))
+        n["entries"].as_array().is_some_and(|r| {
+            r.iter().any(|r| {
+                r["url"].as_str().unwrap_or_default().ends_with("/img") && r["blocked"].is_string()
+            })
+        })
     });
     let img: Vec<&Value> = blocked["entries"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|r| r["url"].as_str().unwrap_or_default().starts_with(&bad.url()))
+        .filter(|r| {
+            r["url"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(&bad.url())
+        })
         .collect();
     assert!(
-        img.iter().all(|r| r["blocked"].as_str().unwrap_or_default().contains("allowlist")),
+        img.iter().all(|r| r["blocked"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowlist")),
         "{img:?}"
     );
     // The policy shows in `sessions`.
@@ -135,19 +178,36 @@ fn a_blocklist_refuses_its_hosts_and_lets_the_rest_through() {
     let d = Daemon::shared();
     let s = SessionGuard::new(d, "policy-block");
     let (ok, bad) = (Sink::start(), Sink::start());
-    s.ok("launch", json!({ "block": [format!("127.0.0.1:{}", bad.port())] }));
+    s.ok(
+        "launch",
+        json!({ "block": [format!("127.0.0.1:{}", bad.port())] }),
+    );
     every_way_out_is_held(&s, &ok, &bad, WAYS);
     let e = s.err("goto", json!({ "url": bad.url() }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains("blocked by the rule"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("blocked by the rule"),
+        "{e}"
+    );
 }
 
 #[test]
 fn bad_rules_are_refused_and_a_running_session_keeps_its_policy() {
     let d = Daemon::shared();
     let s = SessionGuard::new(d, "policy-bad");
-    for bad in ["http://example.com", "example.com/path", "*evil.com", "a.com:99999"] {
+    for bad in [
+        "http://example.com",
+        "example.com/path",
+        "*evil.com",
+        "a.com:99999",
+    ] {
         let e = s.err("launch", json!({ "allow": [bad] }), "invalid_argument");
-        assert!(e["message"].as_str().unwrap_or_default().contains(bad), "{e}");
+        assert!(
+            e["message"].as_str().unwrap_or_default().contains(bad),
+            "{e}"
+        );
     }
     // Nothing was started by the refused launches.
     let list = d.ok("default", "sessions", json!({}));
@@ -162,13 +222,27 @@ fn bad_rules_are_refused_and_a_running_session_keeps_its_policy() {
     let ok = Sink::start();
     s.ok("launch", json!({ "allow": [allow(&ok)] }));
     // A running session's policy cannot be widened by a second connect.
-    s.err("connect", json!({ "endpoint": "http://127.0.0.1:9", "allow": ["*"] }), "invalid_argument");
+    s.err(
+        "connect",
+        json!({ "endpoint": "http://127.0.0.1:9", "allow": ["*"] }),
+        "invalid_argument",
+    );
     s.err("goto", json!({ "url": "http://127.0.0.2:9/" }), "forbidden");
     // A size bomb of rules is a clear error, not a slow daemon.
     let many: Vec<String> = (0..300).map(|i| format!("h{i}.example.com")).collect();
     let s2 = SessionGuard::new(d, "policy-many");
-    let e = s2.err("launch", json!({ "allow": [many.join(",")] }), "invalid_argument");
-    assert!(e["message"].as_str().unwrap_or_default().contains("more than"), "{e}");
+    let e = s2.err(
+        "launch",
+        json!({ "allow": [many.join(",")] }),
+        "invalid_argument",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("more than"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -176,7 +250,10 @@ fn the_users_browser_is_held_to_the_policy_through_the_relay() {
     let (d, _user) = crate::e2e::relay::paired();
     let s = SessionGuard::new(&d, "policy-relay");
     let (ok, bad) = (Sink::start(), Sink::start());
-    s.ok("connect", json!({ "extension": true, "allow": [allow(&ok)] }));
+    s.ok(
+        "connect",
+        json!({ "extension": true, "allow": [allow(&ok)] }),
+    );
     // On the user's browser the tab guards itself; its service workers and
     // the popups it opens are its own tabs' (see SECURITY.md), so the
     // relay's ways are the page's and its frames'.
@@ -186,8 +263,18 @@ fn the_users_browser_is_held_to_the_policy_through_the_relay() {
         .filter(|w| !matches!(*w, "/sw-fetch" | "/popup" | "/blank"))
         .collect();
     every_way_out_is_held(&s, &ok, &bad, &ways);
-    let e = s.err("goto", json!({ "url": format!("{}/goto", bad.url()) }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
+    let e = s.err(
+        "goto",
+        json!({ "url": format!("{}/goto", bad.url()) }),
+        "forbidden",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowlist"),
+        "{e}"
+    );
     let hop = web().url(&format!("redirect?to={}/hop", bad.url()));
     s.err("goto", json!({ "url": hop }), "forbidden");
     assert_eq!(bad.hits(), Vec::<String>::new());
@@ -199,11 +286,22 @@ fn a_connected_browser_is_held_to_the_policy_too() {
     let user = webrig_tests::user_browser::UserBrowser::start();
     let s = SessionGuard::new(d, "policy-connected");
     let (ok, bad) = (Sink::start(), Sink::start());
-    s.ok("connect", json!({ "endpoint": user.ws(), "allow": [allow(&ok)] }));
+    s.ok(
+        "connect",
+        json!({ "endpoint": user.ws(), "allow": [allow(&ok)] }),
+    );
     every_way_out_is_held(&s, &ok, &bad, WAYS);
-    let e = s.err("tab_new", json!({ "url": format!("{}/tab", bad.url()) }), "forbidden");
-    assert!(e["message"].as_str().unwrap_or_default().contains("allowlist"), "{e}");
+    let e = s.err(
+        "tab_new",
+        json!({ "url": format!("{}/tab", bad.url()) }),
+        "forbidden",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowlist"),
+        "{e}"
+    );
     assert_eq!(bad.hits(), Vec::<String>::new());
 }
-
-

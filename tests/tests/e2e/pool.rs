@@ -593,11 +593,19 @@ fn a_pools_policy_and_proxy_hold_its_sessions() {
         "{:?}",
         proxy.hits()
     );
-    let e = d.err("pp", "goto", json!({ "url": "http://elsewhere.example/" }), "forbidden");
+    let e = d.err(
+        "pp",
+        "goto",
+        json!({ "url": "http://elsewhere.example/" }),
+        "forbidden",
+    );
     assert!(e.to_string().contains("[[pool]] bl"), "{e}");
     assert!(proxy.hits_for("elsewhere.example").is_empty());
     // The fixture web is allowed, and loopback skips the proxy.
     d.ok("pp", "goto", json!({ "url": web().url("index.html") }));
-    assert!(!d.log().contains("pw-7q"), "the proxy password is in the log");
+    assert!(
+        !d.log().contains("pw-7q"),
+        "the proxy password is in the log"
+    );
     d.ok("pp", "close", json!({}));
 }

@@ -45,12 +45,22 @@ fn a_proxy_with_credentials_carries_the_sessions_requests_and_no_other() {
     let password = "pa:ss-w0rd-41x";
     let proxy = TestProxy::start(Some(&format!("agent:{password}")));
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = secret_file(dir.path(), "proxy.auth", &format!("agent:{password}\n"), 0o600);
+    let file = secret_file(
+        dir.path(),
+        "proxy.auth",
+        &format!("agent:{password}\n"),
+        0o600,
+    );
     let s = SessionGuard::new(d, "proxy-auth");
     let started = cli_launch(
         d,
         "proxy-auth",
-        &["--proxy", &proxy.url(), "--proxy-auth-file", &file.display().to_string()],
+        &[
+            "--proxy",
+            &proxy.url(),
+            "--proxy-auth-file",
+            &file.display().to_string(),
+        ],
     );
     assert_eq!(started["ok"], true, "{started}");
     assert_eq!(
@@ -66,7 +76,8 @@ fn a_proxy_with_credentials_carries_the_sessions_requests_and_no_other() {
     // session's: the browser got them from the guard, not from a URL.
     assert_eq!(hits.first().map(|h| h.auth.clone()), Some(None), "{hits:?}");
     assert!(
-        hits.iter().any(|h| h.auth.as_deref() == Some(&*format!("agent:{password}"))),
+        hits.iter()
+            .any(|h| h.auth.as_deref() == Some(&*format!("agent:{password}"))),
         "{hits:?}"
     );
     // Subresources of the page go the same way.
@@ -96,7 +107,11 @@ fn a_proxy_with_credentials_carries_the_sessions_requests_and_no_other() {
     let before = proxy.hits().len();
     let other = SessionGuard::new(d, "proxy-none");
     other.ok("launch", json!({}));
-    other.err("goto", json!({ "url": "http://site.example/other" }), "navigation_failed");
+    other.err(
+        "goto",
+        json!({ "url": "http://site.example/other" }),
+        "navigation_failed",
+    );
     assert_eq!(proxy.hits().len(), before, "{:?}", proxy.hits());
 }
 
@@ -110,13 +125,21 @@ fn wrong_credentials_are_tried_once_and_fail_clearly() {
     let started = cli_launch(
         d,
         "proxy-wrong",
-        &["--proxy", &proxy.url(), "--proxy-auth-file", &file.display().to_string()],
+        &[
+            "--proxy",
+            &proxy.url(),
+            "--proxy-auth-file",
+            &file.display().to_string(),
+        ],
     );
     assert_eq!(started["ok"], true, "{started}");
     // The proxy's refusal is the answer: no loop of retries.
     let out = s.cmd("goto", json!({ "url": "http://site.example/denied" }));
     let hits = proxy.hits_for("site.example/denied");
-    let wrong = hits.iter().filter(|h| h.auth.as_deref() == Some("agent:wrong")).count();
+    let wrong = hits
+        .iter()
+        .filter(|h| h.auth.as_deref() == Some("agent:wrong"))
+        .count();
     assert_eq!(wrong, 1, "{hits:?} {out}");
     if out["ok"] == true {
         assert_eq!(out["result"]["title"], "proxy says no", "{out}");
@@ -128,14 +151,28 @@ fn a_context_of_the_shared_browser_gets_a_proxy_of_its_own() {
     let d = Daemon::shared();
     let proxy = TestProxy::start(None);
     let with = SessionGuard::new(d, "proxy-context");
-    let started = with.ok("launch", json!({ "proxy": proxy.url(), "proxy_country": "jp" }));
-    assert_eq!(started["session"]["proxy"]["authenticated"], false, "{started}");
+    let started = with.ok(
+        "launch",
+        json!({ "proxy": proxy.url(), "proxy_country": "jp" }),
+    );
+    assert_eq!(
+        started["session"]["proxy"]["authenticated"], false,
+        "{started}"
+    );
     // The exit country it was told of is checked against the time zone.
     let set = with.ok("set_timezone", json!({ "timezone": "Europe/Berlin" }));
-    assert!(set["warnings"].to_string().contains("proxy_timezone"), "{set}");
+    assert!(
+        set["warnings"].to_string().contains("proxy_timezone"),
+        "{set}"
+    );
     with.ok("set_timezone", json!({ "timezone": "Asia/Tokyo" }));
     let v = with.ok("inspect", json!({}));
-    assert!(!v["signals"]["warnings"].to_string().contains("proxy_timezone"), "{v}");
+    assert!(
+        !v["signals"]["warnings"]
+            .to_string()
+            .contains("proxy_timezone"),
+        "{v}"
+    );
     let without = SessionGuard::new(d, "proxy-context-none");
     without.ok("launch", json!({}));
     // Both run in the shared browser; only one goes through the proxy.
@@ -144,9 +181,18 @@ fn a_context_of_the_shared_browser_gets_a_proxy_of_its_own() {
     assert_eq!(a["info"]["endpoint"], b["info"]["endpoint"], "{a} {b}");
     let out = with.ok("goto", json!({ "url": "http://ctx.example/mine" }));
     assert_eq!(out["title"], "via proxy", "{out}");
-    without.err("goto", json!({ "url": "http://ctx.example/theirs" }), "navigation_failed");
+    without.err(
+        "goto",
+        json!({ "url": "http://ctx.example/theirs" }),
+        "navigation_failed",
+    );
     assert_eq!(proxy.hits_for("ctx.example/theirs"), vec![]);
-    assert_eq!(proxy.hits_for("ctx.example/mine").len(), 1, "{:?}", proxy.hits());
+    assert_eq!(
+        proxy.hits_for("ctx.example/mine").len(),
+        1,
+        "{:?}",
+        proxy.hits()
+    );
 }
 
 #[test]
@@ -154,14 +200,37 @@ fn bad_proxy_flags_are_refused_and_start_nothing() {
     let d = Daemon::shared();
     let s = SessionGuard::new(d, "proxy-bad");
     // Credentials never go in a URL; the refusal does not echo them.
-    let e = s.err("launch", json!({ "proxy": "http://user:hunter2xy@127.0.0.1:3128" }), "invalid_argument");
+    let e = s.err(
+        "launch",
+        json!({ "proxy": "http://user:hunter2xy@127.0.0.1:3128" }),
+        "invalid_argument",
+    );
     assert!(!e.to_string().contains("hunter2xy"), "{e}");
-    for bad in ["ftp://127.0.0.1:21", "http://127.0.0.1:3128/path", "not a url", "http://"] {
+    for bad in [
+        "ftp://127.0.0.1:21",
+        "http://127.0.0.1:3128/path",
+        "not a url",
+        "http://",
+    ] {
         let e = s.err("launch", json!({ "proxy": bad }), "invalid_argument");
-        assert!(e["message"].as_str().unwrap_or_default().contains("--proxy"), "{bad}: {e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("--proxy"),
+            "{bad}: {e}"
+        );
     }
-    s.err("launch", json!({ "proxy_bypass": ["example.com"] }), "invalid_argument");
-    s.err("launch", json!({ "proxy": "http://127.0.0.1:3128", "proxy_country": "Germany" }), "invalid_argument");
+    s.err(
+        "launch",
+        json!({ "proxy_bypass": ["example.com"] }),
+        "invalid_argument",
+    );
+    s.err(
+        "launch",
+        json!({ "proxy": "http://127.0.0.1:3128", "proxy_country": "Germany" }),
+        "invalid_argument",
+    );
     s.err(
         "launch",
         json!({ "proxy": "http://127.0.0.1:3128", "proxy_bypass": ["a b"] }),
@@ -192,17 +261,34 @@ fn bad_proxy_flags_are_refused_and_start_nothing() {
         let out = cli_launch(
             d,
             "proxy-bad",
-            &["--proxy", &proxy.url(), "--proxy-auth-file", &file.display().to_string()],
+            &[
+                "--proxy",
+                &proxy.url(),
+                "--proxy-auth-file",
+                &file.display().to_string(),
+            ],
         );
         assert_eq!(out["ok"], false, "{}: {out}", file.display());
-        let message = out["error"]["message"].as_str().unwrap_or_default().to_lowercase();
-        assert!(message.contains(why), "{}: {why:?} in {out}", file.display());
+        let message = out["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_lowercase();
+        assert!(
+            message.contains(why),
+            "{}: {why:?} in {out}",
+            file.display()
+        );
     }
     // SOCKS cannot take credentials in Chromium: said, not ignored.
     let out = cli_launch(
         d,
         "proxy-bad",
-        &["--proxy", "socks5://127.0.0.1:1080", "--proxy-auth-file", &good.display().to_string()],
+        &[
+            "--proxy",
+            "socks5://127.0.0.1:1080",
+            "--proxy-auth-file",
+            &good.display().to_string(),
+        ],
     );
     assert_eq!(out["error"]["code"], "unsupported", "{out}");
     // Over HTTP (TCP) a credentials file is a local file: refused.
@@ -212,7 +298,13 @@ fn bad_proxy_flags_are_refused_and_start_nothing() {
         "args": { "proxy": proxy.url(), "proxy_auth_file": good.display().to_string() }
     }));
     assert_eq!(e["error"]["code"], "forbidden", "{e}");
-    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("--proxy-auth-file"), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--proxy-auth-file"),
+        "{e}"
+    );
     // Nothing started, nothing reached the proxy.
     assert_ne!(listed(d, "proxy-bad")["info"]["browser"], "launched");
     assert!(proxy.hits().is_empty(), "{:?}", proxy.hits());

@@ -119,14 +119,26 @@ fn a_429_then_a_challenge_yields_to_a_person_after_the_bounded_attempts() {
     // second; the second met a challenge: one wait for it to clear. Two
     // attempts, the default bound; the fixture was asked twice.
     assert_eq!(hits(&k), 2, "{e}");
-    assert!(started.elapsed() >= Duration::from_secs(1), "Retry-After honoured");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After honoured"
+    );
     let message = e["message"].as_str().unwrap_or_default();
-    for part in ["tab t", "/signals/flaky/", "Just a moment...", "js_challenge", "2 automatic attempts"] {
+    for part in [
+        "tab t",
+        "/signals/flaky/",
+        "Just a moment...",
+        "js_challenge",
+        "2 automatic attempts",
+    ] {
         assert!(message.contains(part), "{part:?} in {message}");
     }
     // Headless: the hint says how to get a person in.
     let hint = e["hint"].as_str().unwrap_or_default();
-    assert!(hint.contains("--headed") && hint.contains("connect --extension"), "{hint}");
+    assert!(
+        hint.contains("--headed") && hint.contains("connect --extension"),
+        "{hint}"
+    );
     assert!(hint.contains("webrig resume"), "{hint}");
 
     let v = s.ok("inspect", json!({}));
@@ -167,19 +179,34 @@ fn resume_carries_on_once_the_challenge_is_gone() {
     let k = key("captcha");
     let url = web().url(&format!("signals/captcha/{k}"));
     let e = s.err("goto", json!({ "url": url }), "needs_human");
-    assert!(e["message"].as_str().unwrap_or_default().contains("captcha"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("captcha"),
+        "{e}"
+    );
     // Nobody but a person solves a captcha: no automatic attempt.
     assert_eq!(hits(&k), 1, "{e}");
     let again = s.err("resume", json!({}), "needs_human");
     assert!(
-        again["message"].as_str().unwrap_or_default().contains("still there"),
+        again["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("still there"),
         "{again}"
     );
 
     fixture(&format!("signals/solve/{k}"));
     s.ok("wait", json!({ "text": "The real page." }));
     let ok = s.ok("resume", json!({}));
-    assert!(ok["title"].as_str().unwrap_or_default().starts_with("Welcome"), "{ok}");
+    assert!(
+        ok["title"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Welcome"),
+        "{ok}"
+    );
     assert!(ok["url"].as_str().unwrap_or_default().ends_with(&k), "{ok}");
     let v = s.ok("inspect", json!({}));
     assert!(v["health"][0].get("challenge").is_none(), "{v}");
@@ -194,8 +221,17 @@ fn a_one_time_code_login_needs_a_person() {
         "needs_human",
     );
     let message = e["message"].as_str().unwrap_or_default();
-    assert!(message.contains("one-time code") && message.contains("[mfa]"), "{message}");
-    assert!(e["hint"].as_str().unwrap_or_default().contains("enter the code"), "{e}");
+    assert!(
+        message.contains("one-time code") && message.contains("[mfa]"),
+        "{message}"
+    );
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("enter the code"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -206,7 +242,13 @@ fn a_redirect_loop_is_reported() {
         json!({ "url": web().url("signals/loop/a") }),
         "navigation_failed",
     );
-    assert!(e["message"].as_str().unwrap_or_default().contains("REDIRECT"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("REDIRECT"),
+        "{e}"
+    );
     let v = s.until("inspect", json!({}), |v| site(v)["redirect_loops"] == 1);
     assert!(site(&v)["score"].as_u64().unwrap_or(100) < 100, "{v}");
 }
@@ -231,7 +273,8 @@ fn an_ordinary_page_is_healthy_and_carries_no_challenge() {
 /// checks nothing else.
 #[test]
 fn no_corpus_page_is_taken_for_a_challenge() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability");
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/readability");
     let Ok(entries) = std::fs::read_dir(&root) else {
         eprintln!("no corpus at {}: skipping the corpus check", root.display());
         return;

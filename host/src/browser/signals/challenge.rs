@@ -218,9 +218,10 @@ pub fn classify(f: &Features) -> Option<Challenge> {
     }
     // Cloudflare's interstitial: its form or options object, or its
     // orchestration script (ordinary pages load only its `jsd` script).
-    let cf_page_script = f.scripts.iter().any(|s| {
-        s.contains("/cdn-cgi/challenge-platform/") && s.contains("/orchestrate/")
-    });
+    let cf_page_script = f
+        .scripts
+        .iter()
+        .any(|s| s.contains("/cdn-cgi/challenge-platform/") && s.contains("/orchestrate/"));
     if has("cf_form") || has("cf_opt") || cf_page_script {
         return found(Kind::JsChallenge, Some("cloudflare"), f);
     }
@@ -230,7 +231,10 @@ pub fn classify(f: &Features) -> Option<Challenge> {
     if title.starts_with("attention required") && title.contains("cloudflare") {
         return found(Kind::Blocked, Some("cloudflare"), f);
     }
-    if f.frames.iter().any(|fr| fr.src.contains("captcha-delivery.com")) {
+    if f.frames
+        .iter()
+        .any(|fr| fr.src.contains("captcha-delivery.com"))
+    {
         return found(Kind::Captcha, Some("datadome"), f);
     }
     if has("px_captcha") {
@@ -289,15 +293,24 @@ mod tests {
 
     #[test]
     fn cloudflare_interstitials_are_js_challenges() {
-        let mut f = page("Just a moment...", "Checking if the site connection is secure");
+        let mut f = page(
+            "Just a moment...",
+            "Checking if the site connection is secure",
+        );
         f.status = 403;
         assert_eq!(classify(&f).map(|c| c.kind), Some(Kind::JsChallenge));
         assert_eq!(classify(&f).and_then(|c| c.status), Some(403));
         let mut g = page("Shop", "");
         g.markers = vec!["cf_opt".into()];
-        assert_eq!(kind(&g), Some((Kind::JsChallenge, Some("cloudflare".into()))));
+        assert_eq!(
+            kind(&g),
+            Some((Kind::JsChallenge, Some("cloudflare".into())))
+        );
         let mut h = page("Shop", "");
-        h.scripts = vec!["https://shop.example/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1?ray=1".into()];
+        h.scripts = vec![
+            "https://shop.example/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1?ray=1"
+                .into(),
+        ];
         assert_eq!(kind(&h).map(|k| k.0), Some(Kind::JsChallenge));
         let u = Features {
             url: "https://shop.example/?__cf_chl_rt_tk=abc".into(),
@@ -309,7 +322,8 @@ mod tests {
     #[test]
     fn a_site_behind_cloudflare_is_not_a_challenge_by_its_scripts() {
         let mut f = page("Shop — shoes", &"Great shoes. ".repeat(400));
-        f.scripts = vec!["https://shop.example/cdn-cgi/challenge-platform/scripts/jsd/main.js".into()];
+        f.scripts =
+            vec!["https://shop.example/cdn-cgi/challenge-platform/scripts/jsd/main.js".into()];
         assert_eq!(classify(&f), None);
     }
 
@@ -321,7 +335,10 @@ mod tests {
             visible: true,
         }];
         assert_eq!(kind(&f), Some((Kind::Captcha, Some("datadome".into()))));
-        let mut p = page("Access to this page has been denied", "Press & Hold to confirm you are a human");
+        let mut p = page(
+            "Access to this page has been denied",
+            "Press & Hold to confirm you are a human",
+        );
         p.markers = vec!["px_captcha".into()];
         assert_eq!(kind(&p), Some((Kind::Captcha, Some("perimeterx".into()))));
         let a = page(
@@ -329,7 +346,10 @@ mod tests {
             "You don't have permission to access \"http://shop.example/\" on this server. Reference #18.1234",
         );
         assert_eq!(kind(&a), Some((Kind::Blocked, Some("akamai".into()))));
-        let c = page("Attention Required! | Cloudflare", "Sorry, you have been blocked");
+        let c = page(
+            "Attention Required! | Cloudflare",
+            "Sorry, you have been blocked",
+        );
         assert_eq!(kind(&c), Some((Kind::Blocked, Some("cloudflare".into()))));
         let s = Features {
             url: "https://www.google.com/sorry/index?continue=x".into(),
@@ -371,7 +391,10 @@ mod tests {
     fn ordinary_pages_and_junk_are_not_challenges() {
         for f in [
             page("", ""),
-            page("Just a moment of your time: our newsletter", &"news ".repeat(1000)),
+            page(
+                "Just a moment of your time: our newsletter",
+                &"news ".repeat(1000),
+            ),
             page("Access Denied", "You must sign in to see this folder."),
             Features {
                 url: "not a url".into(),

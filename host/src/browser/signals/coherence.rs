@@ -151,6 +151,7 @@ pub fn check(input: &Input) -> Vec<Warning> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // ChromeOS is its name
 enum Os {
     Windows,
     Mac,
@@ -316,13 +317,48 @@ const ZONES: &[Zone] = &[
     z("America/Chicago", "US", "Chicago", 41.88, -87.63, 2000.0),
     z("America/Denver", "US", "Denver", 39.74, -104.99, 1500.0),
     z("America/Phoenix", "US", "Phoenix", 33.45, -112.07, 800.0),
-    z("America/Los_Angeles", "US", "Los Angeles", 34.05, -118.24, 1800.0),
-    z("America/Anchorage", "US", "Anchorage", 61.22, -149.90, 2000.0),
+    z(
+        "America/Los_Angeles",
+        "US",
+        "Los Angeles",
+        34.05,
+        -118.24,
+        1800.0,
+    ),
+    z(
+        "America/Anchorage",
+        "US",
+        "Anchorage",
+        61.22,
+        -149.90,
+        2000.0,
+    ),
     z("Pacific/Honolulu", "US", "Honolulu", 21.31, -157.86, 800.0),
     z("America/Toronto", "CA", "Toronto", 43.65, -79.38, 2000.0),
-    z("America/Vancouver", "CA", "Vancouver", 49.28, -123.12, 1500.0),
-    z("America/Mexico_City", "MX", "Mexico City", 19.43, -99.13, 1500.0),
-    z("America/Sao_Paulo", "BR", "São Paulo", -23.55, -46.63, 2500.0),
+    z(
+        "America/Vancouver",
+        "CA",
+        "Vancouver",
+        49.28,
+        -123.12,
+        1500.0,
+    ),
+    z(
+        "America/Mexico_City",
+        "MX",
+        "Mexico City",
+        19.43,
+        -99.13,
+        1500.0,
+    ),
+    z(
+        "America/Sao_Paulo",
+        "BR",
+        "São Paulo",
+        -23.55,
+        -46.63,
+        2500.0,
+    ),
     z(
         "America/Argentina/Buenos_Aires",
         "AR",
@@ -346,18 +382,53 @@ const ZONES: &[Zone] = &[
     z("Asia/Bangkok", "TH", "Bangkok", 13.76, 100.50, 1000.0),
     z("Asia/Jakarta", "ID", "Jakarta", -6.21, 106.85, 1500.0),
     z("Asia/Manila", "PH", "Manila", 14.60, 120.98, 1200.0),
-    z("Asia/Ho_Chi_Minh", "VN", "Ho Chi Minh City", 10.82, 106.63, 1500.0),
-    z("Asia/Kuala_Lumpur", "MY", "Kuala Lumpur", 3.14, 101.69, 1500.0),
+    z(
+        "Asia/Ho_Chi_Minh",
+        "VN",
+        "Ho Chi Minh City",
+        10.82,
+        106.63,
+        1500.0,
+    ),
+    z(
+        "Asia/Kuala_Lumpur",
+        "MY",
+        "Kuala Lumpur",
+        3.139,
+        101.69,
+        1500.0,
+    ),
     z("Asia/Karachi", "PK", "Karachi", 24.86, 67.01, 1500.0),
     z("Asia/Jerusalem", "IL", "Jerusalem", 31.77, 35.21, 400.0),
     z("Asia/Riyadh", "SA", "Riyadh", 24.71, 46.68, 1500.0),
     z("Asia/Tehran", "IR", "Tehran", 35.69, 51.39, 1500.0),
     z("Australia/Sydney", "AU", "Sydney", -33.87, 151.21, 2000.0),
-    z("Australia/Melbourne", "AU", "Melbourne", -37.81, 144.96, 1500.0),
-    z("Australia/Brisbane", "AU", "Brisbane", -27.47, 153.03, 2000.0),
+    z(
+        "Australia/Melbourne",
+        "AU",
+        "Melbourne",
+        -37.81,
+        144.96,
+        1500.0,
+    ),
+    z(
+        "Australia/Brisbane",
+        "AU",
+        "Brisbane",
+        -27.47,
+        153.03,
+        2000.0,
+    ),
     z("Australia/Perth", "AU", "Perth", -31.95, 115.86, 2500.0),
     z("Pacific/Auckland", "NZ", "Auckland", -36.85, 174.76, 1500.0),
-    z("Africa/Johannesburg", "ZA", "Johannesburg", -26.20, 28.05, 1500.0),
+    z(
+        "Africa/Johannesburg",
+        "ZA",
+        "Johannesburg",
+        -26.20,
+        28.05,
+        1500.0,
+    ),
     z("Africa/Lagos", "NG", "Lagos", 6.52, 3.38, 1200.0),
     z("Africa/Cairo", "EG", "Cairo", 30.04, 31.24, 1200.0),
     z("Africa/Nairobi", "KE", "Nairobi", -1.29, 36.82, 1000.0),
@@ -482,7 +553,11 @@ mod tests {
         ] {
             let mut i = input(ua, platform, tz, locale);
             i.facts.languages.clear();
-            assert!(check(&i).is_empty(), "{ua} {platform} {tz} {locale}: {:?}", check(&i));
+            assert!(
+                check(&i).is_empty(),
+                "{ua} {platform} {tz} {locale}: {:?}",
+                check(&i)
+            );
         }
     }
 

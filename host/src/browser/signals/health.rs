@@ -78,10 +78,13 @@ impl Health {
             }
         }
         let clock = self.clock;
-        let entry = self.sites.entry(site.clone()).or_insert_with(|| SiteHealth {
-            site,
-            ..SiteHealth::default()
-        });
+        let entry = self
+            .sites
+            .entry(site.clone())
+            .or_insert_with(|| SiteHealth {
+                site,
+                ..SiteHealth::default()
+            });
         entry.seen = clock;
         Some(entry)
     }
@@ -185,7 +188,9 @@ pub fn site_of(url: &str) -> Option<String> {
     if n <= 2 {
         return Some(labels.join("."));
     }
-    const SECOND: &[&str] = &["co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go"];
+    const SECOND: &[&str] = &[
+        "co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go",
+    ];
     let country_tld = labels[n - 1].len() == 2;
     let take = if country_tld && SECOND.contains(&labels[n - 2]) {
         3
@@ -213,7 +218,13 @@ mod tests {
         ] {
             assert_eq!(site_of(url).as_deref(), Some(site), "{url}");
         }
-        for url in ["about:blank", "data:text/html,x", "file:///etc/passwd", "junk", ""] {
+        for url in [
+            "about:blank",
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "junk",
+            "",
+        ] {
             assert_eq!(site_of(url), None, "{url}");
         }
     }
@@ -234,7 +245,10 @@ mod tests {
         assert!(h.document("https://a.example/3", 503));
         h.challenge(&c, true);
         let s = &h.sites()[0];
-        assert_eq!((s.documents, s.challenges, s.status_503, s.score), (3, 1, 1, 33));
+        assert_eq!(
+            (s.documents, s.challenges, s.status_503, s.score),
+            (3, 1, 1, 33)
+        );
         h.redirect_loop("https://a.example/loop");
         assert_eq!(h.sites()[0].score, 25);
         let all = summary(h.sites());
@@ -249,7 +263,11 @@ mod tests {
             h.document(&format!("https://s{i}.test/"), 200);
         }
         assert_eq!(h.sites().len(), SITES);
-        assert!(h.sites().iter().any(|s| s.site == format!("s{}.test", SITES + 9)));
+        assert!(
+            h.sites()
+                .iter()
+                .any(|s| s.site == format!("s{}.test", SITES + 9))
+        );
         assert!(!h.sites().iter().any(|s| s.site == "s0.test"));
     }
 }

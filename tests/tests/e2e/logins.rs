@@ -626,8 +626,26 @@ impl Keyring {
         }
         use std::io::{BufRead, Write};
         let dir = tempfile::tempdir().expect("dir");
+        // A bus that activates nothing: with the system's service files, a
+        // secret-tool call before our keyring owns its name would start
+        // another, locked one in its place.
+        let config = dir.path().join("bus.conf");
+        std::fs::write(
+            &config,
+            format!(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN\" \
+                 \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n\
+                 <busconfig><type>session</type><listen>unix:dir={}</listen>\
+                 <auth>EXTERNAL</auth><policy context=\"default\">\
+                 <allow send_destination=\"*\" eavesdrop=\"true\"/>\
+                 <allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n",
+                dir.path().display()
+            ),
+        )
+        .expect("bus config");
         let mut bus = Command::new("/usr/bin/dbus-daemon")
-            .args(["--session", "--nofork", "--print-address=1"])
+            .arg(format!("--config-file={}", config.display()))
+            .args(["--nofork", "--print-address=1"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -790,4 +808,32 @@ fn a_v11_store_opens_with_the_keyrings_password_and_is_skipped_without_it() {
     while matches!(daemon.0.try_wait(), Ok(None)) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_session_with_a_browser_of_its_own_is_signed_in_too() {
+    let alice = alice();
+    let s = session!();
+    let out = s.ok(
+        "launch",
+        json!({ "cookies_from": alice.data.path(), "own_browser": true }),
+    );
+    assert_eq!(out["logins"]["loaded"], 1, "{out}");
+    assert_eq!(whoami(&s), format!("logged in as {}", alice.user));
+}
+
+#[test]
+fn another_session_of_the_shared_browser_does_not_get_the_logins() {
+    let alice = alice();
+    let s = session!();
+    let mine = s.ok("launch", json!({ "cookies_from": alice.data.path() }));
+    let neighbour = crate::SessionGuard::new(daemon(), "logins-neighbour");
+    let theirs = neighbour.ok("launch", json!({}));
+    assert_eq!(
+        mine["session"]["endpoint"], theirs["session"]["endpoint"],
+        "one shared browser: {mine} {theirs}"
+    );
+    assert_ne!(mine["session"]["context"], theirs["session"]["context"]);
+    assert_eq!(whoami(&neighbour), "not logged in");
+    assert_eq!(whoami(&s), format!("logged in as {}", alice.user));
 }

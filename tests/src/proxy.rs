@@ -3,7 +3,7 @@
 //! DNS), asks for Basic credentials when it has some (407), and records
 //! each request's target and the credentials it carried.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
@@ -36,16 +36,7 @@ impl TestProxy {
                 let Ok(mut conn) = conn else { continue };
                 let (seen, needs) = (seen.clone(), needs.clone());
                 std::thread::spawn(move || {
-                    let _ = conn.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
-                        match conn.read(&mut buf) {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&head).to_string();
+                    let text = crate::sink::read_head(&mut conn);
                     let Some(target) = text.split_whitespace().nth(1).map(str::to_string) else {
                         return;
                     };

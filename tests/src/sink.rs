@@ -8,6 +8,21 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The head of one HTTP request on `conn` (up to the blank line, at most
+/// 64 KiB, waiting at most 5 s), as text.
+pub fn read_head(conn: &mut std::net::TcpStream) -> String {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&head).to_string()
+}
+
 pub struct Sink {
     port: u16,
     hits: Arc<Mutex<Vec<String>>>,
@@ -24,16 +39,7 @@ impl Sink {
                 let Ok(mut conn) = conn else { continue };
                 let seen = seen.clone();
                 std::thread::spawn(move || {
-                    let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
-                        match conn.read(&mut buf) {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&head).to_string();
+                    let text = read_head(&mut conn);
                     let target = text.split_whitespace().nth(1).unwrap_or("").to_string();
                     let path = target.split('?').next().unwrap_or("").to_string();
                     let upgrade = text.to_ascii_lowercase().contains("upgrade: websocket");

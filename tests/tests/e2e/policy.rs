@@ -65,6 +65,13 @@ fn every_way_out_is_held(s: &SessionGuard, ok: &Sink, bad: &Sink, ways: &[&str])
     );
 }
 
+/// A command on a refused URL: `forbidden`, its message saying `says`.
+fn refused(s: &SessionGuard, command: &str, url: impl Into<String>, says: &str) {
+    let e = s.err(command, json!({ "url": url.into() }), "forbidden");
+    let message = e["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "{says:?} in {e}");
+}
+
 fn allow(ok: &Sink) -> String {
     format!(
         "127.0.0.1:{port},localhost:{port},127.0.0.1:{}",
@@ -91,40 +98,11 @@ fn a_launched_session_holds_every_way_out_to_its_allowlist() {
     every_way_out_is_held(&s, &ok, &bad, WAYS);
 
     // An agent's own navigations: refused before they start, naming the rule.
-    let e = s.err(
-        "goto",
-        json!({ "url": format!("{}/goto", bad.url()) }),
-        "forbidden",
-    );
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("allowlist"),
-        "{e}"
-    );
+    refused(&s, "goto", format!("{}/goto", bad.url()), "allowlist");
     // A redirect to a refused host is refused where it lands.
     let hop = web().url(&format!("redirect?to={}/hop", bad.url()));
-    let e = s.err("goto", json!({ "url": hop }), "forbidden");
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains(&bad.url()),
-        "{e}"
-    );
-    let e = s.err(
-        "tab_new",
-        json!({ "url": format!("{}/tab", bad.url()) }),
-        "forbidden",
-    );
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("allowlist"),
-        "{e}"
-    );
+    refused(&s, "goto", hop, &bad.url());
+    refused(&s, "tab_new", format!("{}/tab", bad.url()), "allowlist");
     assert_eq!(bad.hits(), Vec::<String>::new());
     // An allowed new tab opens and loads (new pages are not held back).
     let tab = s.ok("tab_new", json!({ "url": format!("{}/tab-ok", ok.url()) }));
@@ -183,14 +161,7 @@ fn a_blocklist_refuses_its_hosts_and_lets_the_rest_through() {
         json!({ "block": [format!("127.0.0.1:{}", bad.port())] }),
     );
     every_way_out_is_held(&s, &ok, &bad, WAYS);
-    let e = s.err("goto", json!({ "url": bad.url() }), "forbidden");
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("blocked by the rule"),
-        "{e}"
-    );
+    refused(&s, "goto", bad.url(), "blocked by the rule");
 }
 
 #[test]
@@ -263,18 +234,7 @@ fn the_users_browser_is_held_to_the_policy_through_the_relay() {
         .filter(|w| !matches!(*w, "/sw-fetch" | "/popup" | "/blank"))
         .collect();
     every_way_out_is_held(&s, &ok, &bad, &ways);
-    let e = s.err(
-        "goto",
-        json!({ "url": format!("{}/goto", bad.url()) }),
-        "forbidden",
-    );
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("allowlist"),
-        "{e}"
-    );
+    refused(&s, "goto", format!("{}/goto", bad.url()), "allowlist");
     let hop = web().url(&format!("redirect?to={}/hop", bad.url()));
     s.err("goto", json!({ "url": hop }), "forbidden");
     assert_eq!(bad.hits(), Vec::<String>::new());
@@ -291,17 +251,6 @@ fn a_connected_browser_is_held_to_the_policy_too() {
         json!({ "endpoint": user.ws(), "allow": [allow(&ok)] }),
     );
     every_way_out_is_held(&s, &ok, &bad, WAYS);
-    let e = s.err(
-        "tab_new",
-        json!({ "url": format!("{}/tab", bad.url()) }),
-        "forbidden",
-    );
-    assert!(
-        e["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("allowlist"),
-        "{e}"
-    );
+    refused(&s, "tab_new", format!("{}/tab", bad.url()), "allowlist");
     assert_eq!(bad.hits(), Vec::<String>::new());
 }

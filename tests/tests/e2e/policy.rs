@@ -254,3 +254,39 @@ fn a_connected_browser_is_held_to_the_policy_too() {
     refused(&s, "tab_new", format!("{}/tab", bad.url()), "allowlist");
     assert_eq!(bad.hits(), Vec::<String>::new());
 }
+
+/// A restarted daemon re-attaches a guarded session with its rules in
+/// force before anything loads.
+#[test]
+fn a_restarted_daemon_keeps_a_sessions_policy() {
+    let mut d = Daemon::start().expect("daemon");
+    let (ok, bad) = (Sink::start(), Sink::start());
+    d.ok("kept", "launch", json!({ "allow": [allow(&ok)] }));
+    d.ok("kept", "goto", json!({ "url": web().url("index.html") }));
+    d.crash_and_restart().expect("restart");
+    let e = d.err(
+        "kept",
+        "goto",
+        json!({ "url": format!("{}/after", bad.url()) }),
+        "forbidden",
+    );
+    assert!(e.to_string().contains("allowlist"), "{e}");
+    let listed = d.ok("x", "sessions", json!({}));
+    let me = listed["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["name"] == "kept")
+        .cloned()
+        .unwrap_or_default();
+    assert!(me["info"]["policy"]["layers"].is_array(), "{me}");
+    // The page's own requests are held too: the guard came back with it.
+    d.ok(
+        "kept",
+        "eval",
+        json!({ "script": format!("fetch('{}/late', {{mode: 'no-cors'}}).catch(() => 0).then(() => fetch('{}/late', {{mode: 'no-cors'}})).then(() => 1)", bad.url(), ok.url()) }),
+    );
+    ok.wait_for(&["/late"], Duration::from_secs(10));
+    assert_eq!(bad.hits(), Vec::<String>::new());
+    d.ok("kept", "close", json!({}));
+}

@@ -10,6 +10,7 @@ mod bench_flood;
 mod bench_macros;
 mod bench_pages;
 mod bench_plugins;
+mod bench_policy;
 mod bench_workflows;
 mod demo;
 mod fuzz;

@@ -65,6 +65,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     let pool = npm::BROWSERLESS.ensure()?;
     // Playwright and Puppeteer for the CDP front end tests.
     let cdp_clients = npm::CDP_CLIENTS.ensure()?;
+    // A keyring for the v11 cookie store test.
+    let keyring = setup::ensure_keyring();
     setup::step(&format!(
         "running every test suite (browser: {})",
         browser.display()
@@ -83,6 +85,9 @@ fn test(extra: &[String]) -> Result<(), String> {
     if pool.is_some() {
         // Installed: the pool tests must run, not skip.
         env.push(("WEBRIG_EXPECT_POOL", std::ffi::OsStr::new("1")));
+    }
+    if keyring {
+        env.push(("WEBRIG_EXPECT_KEYRING", std::ffi::OsStr::new("1")));
     }
     if let Some(dir) = &cdp_clients {
         // Installed: the CDP client tests must run, not skip.

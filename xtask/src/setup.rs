@@ -158,26 +158,7 @@ pub fn ensure_browser() -> Result<PathBuf, String> {
     }
     if which("apt-get").is_some() && is_root() {
         step("no Chromium found: installing Debian's chromium with apt-get");
-        let run = |args: &[&str]| -> Result<(), String> {
-            let status = Command::new("apt-get")
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status()
-                .map_err(|e| format!("running apt-get: {e}"))?;
-            if status.success() {
-                Ok(())
-            } else {
-                Err(format!("apt-get {} failed ({status})", args.join(" ")))
-            }
-        };
-        run(&["update", "-qq"])?;
-        run(&[
-            "install",
-            "-y",
-            "-qq",
-            "--no-install-recommends",
-            "chromium",
-        ])?;
+        apt_install(&["chromium"])?;
         if let Some(found) = find_browser() {
             step(&format!("installed {}", found.display()));
             return Ok(found);
@@ -186,6 +167,45 @@ pub fn ensure_browser() -> Result<PathBuf, String> {
     Err("no Chromium or Chrome found and none could be installed: install Chromium \
          (Debian/Ubuntu: apt-get install chromium) or set WEBRIG_BROWSER to a Chrome/Chromium binary"
         .into())
+}
+
+/// `apt-get update`, then `apt-get install` of `packages` (as root).
+fn apt_install(packages: &[&str]) -> Result<(), String> {
+    let run = |args: &[&str]| -> Result<(), String> {
+        let status = Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("running apt-get: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("apt-get {} failed ({status})", args.join(" ")))
+        }
+    };
+    run(&["update", "-qq"])?;
+    let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    args.extend_from_slice(packages);
+    run(&args)
+}
+
+/// A keyring to test `v11` cookie stores with (a D-Bus bus, gnome-keyring
+/// and `secret-tool`): true when they are there, installed through apt-get
+/// (as root) when missing. Without them the v11 test skips and says so.
+pub fn ensure_keyring() -> bool {
+    let tools = [
+        "/usr/bin/dbus-daemon",
+        "/usr/bin/gnome-keyring-daemon",
+        "/usr/bin/secret-tool",
+    ];
+    let have = || tools.iter().all(|t| Path::new(t).is_file());
+    if !have() && which("apt-get").is_some() && is_root() {
+        step("installing gnome-keyring and secret-tool with apt-get (the v11 cookie test)");
+        if let Err(e) = apt_install(&["dbus", "gnome-keyring", "libsecret-tools"]) {
+            step(&format!("no keyring for the v11 test: {e}"));
+        }
+    }
+    have()
 }
 
 /// The wasm32-wasip2 target, added with rustup when missing.

@@ -38,6 +38,24 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/lib/chromium/chromium"))
 }
 
+/// The browser-level DevTools WebSocket of a Chromium started with
+/// `--remote-debugging-port=0 --user-data-dir=PROFILE`, once it wrote
+/// `DevToolsActivePort` (panics after 20 s).
+pub fn devtools_ws(profile: &std::path::Path) -> String {
+    let port_file = profile.join("DevToolsActivePort");
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            let mut lines = text.lines();
+            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                return format!("ws://127.0.0.1:{port}{path}");
+            }
+        }
+        assert!(Instant::now() < until, "chromium gave no DevTools port");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 impl UserBrowser {
     pub fn start() -> UserBrowser {
         let profile = tempfile::tempdir().expect("profile dir");
@@ -63,18 +81,7 @@ impl UserBrowser {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromium starts");
-        let port_file = profile.path().join("DevToolsActivePort");
-        let until = Instant::now() + Duration::from_secs(20);
-        let ws = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    break format!("ws://127.0.0.1:{port}{path}");
-                }
-            }
-            assert!(Instant::now() < until, "chromium gave no DevTools port");
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let ws = devtools_ws(profile.path());
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()

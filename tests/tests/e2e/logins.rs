@@ -97,18 +97,8 @@ impl SignedIn {
                 .spawn()
                 .expect("chromium starts"),
         );
-        let port_file = data.path().join("DevToolsActivePort");
+        let ws = webrig_tests::user_browser::devtools_ws(data.path());
         let until = Instant::now() + Duration::from_secs(20);
-        let ws = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    break format!("ws://127.0.0.1:{port}{path}");
-                }
-            }
-            assert!(Instant::now() < until, "chromium gave no DevTools port");
-            std::thread::sleep(Duration::from_millis(20));
-        };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -110,6 +110,26 @@ pub struct LayerInfo {
     pub block: Vec<String>,
 }
 
+impl PolicyInfo {
+    /// One line: each layer's rules and where they come from.
+    pub fn human(&self) -> String {
+        self.layers
+            .iter()
+            .map(|l| {
+                let mut parts = Vec::new();
+                if !l.allow.is_empty() {
+                    parts.push(format!("allow {}", l.allow.join(",")));
+                }
+                if !l.block.is_empty() {
+                    parts.push(format!("block {}", l.block.join(",")));
+                }
+                format!("{} ({})", parts.join("; "), l.source)
+            })
+            .collect::<Vec<_>>()
+            .join(", and ")
+    }
+}
+
 impl DomainPolicy {
     /// The policy of these layers; None when there are none.
     pub fn new(layers: impl IntoIterator<Item = Layer>) -> Option<Arc<DomainPolicy>> {

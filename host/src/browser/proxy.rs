@@ -38,6 +38,20 @@ pub struct ProxyInfo {
     pub authenticated: bool,
 }
 
+impl ProxyInfo {
+    /// One line: the server, its bypass list, whether it is answered.
+    pub fn human(&self) -> String {
+        let mut s = self.server.clone();
+        if !self.bypass.is_empty() {
+            s.push_str(&format!(" (bypass {})", self.bypass.join(",")));
+        }
+        if self.authenticated {
+            s.push_str(", with credentials");
+        }
+        s
+    }
+}
+
 impl Proxy {
     /// A proxy from `launch --proxy URL [--proxy-bypass LIST]`; the URL may
     /// not hold credentials (they would show in `ps` and in logs).

@@ -246,6 +246,12 @@ impl Command for Inspect {
         if !set.is_empty() {
             l.push(format!("emulating: {}", set.join(", ")));
         }
+        if let Some(policy) = &out.policy {
+            l.push(format!("policy: {}", policy.human()));
+        }
+        if let Some(proxy) = &out.proxy {
+            l.push(format!("proxy: {}", proxy.human()));
+        }
         for w in &out.signals.warnings {
             l.push(format!("warning: {}", w.message));
         }

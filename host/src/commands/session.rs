@@ -303,6 +303,12 @@ impl Command for Launch {
             out.session.name,
             out.session.executable.as_deref().unwrap_or("a browser")
         );
+        if let Some(policy) = &out.session.policy {
+            s.push_str(&format!("\npolicy: {}", policy.human()));
+        }
+        if let Some(proxy) = &out.session.proxy {
+            s.push_str(&format!("\nproxy: {}", proxy.human()));
+        }
         if let Some(logins) = &out.logins {
             s.push('\n');
             s.push_str(&logins.human());
@@ -463,7 +469,16 @@ impl Command for Sessions {
                     Some(info) => format!("{}\t{}\t{} tab(s)", s.name, info.browser, info.tabs),
                     None => format!("{}\tbusy", s.name),
                 };
+                let held = s.info.iter().flat_map(|i| {
+                    let policy = i
+                        .policy
+                        .as_ref()
+                        .map(|p| format!("  policy: {}", p.human()));
+                    let proxy = i.proxy.as_ref().map(|p| format!("  proxy: {}", p.human()));
+                    policy.into_iter().chain(proxy)
+                });
                 std::iter::once(line)
+                    .chain(held)
                     .chain(
                         s.warnings
                             .iter()

@@ -6,17 +6,19 @@
 use super::bench::{ms, pct};
 use super::rig::Rig;
 
-fn loads(
-    rig: &Rig,
-    session: &str,
-    url: &str,
-    runs: usize,
-) -> Result<Vec<std::time::Duration>, String> {
-    rig.run_ok(&["--session", session, "goto", url])?;
-    let mut times = Vec::with_capacity(runs);
+/// One load in each session per round, alternating, so the machine's drift
+/// falls on both alike.
+fn loads(rig: &Rig, url: &str, runs: usize) -> Result<[Vec<std::time::Duration>; 2], String> {
+    let sessions = ["open", "held"];
+    for s in sessions {
+        rig.run_ok(&["--session", s, "goto", url])?;
+    }
+    let mut times = [Vec::with_capacity(runs), Vec::with_capacity(runs)];
     for _ in 0..runs {
-        let (_, took) = rig.run_ok(&["--session", session, "goto", url])?;
-        times.push(took);
+        for (i, s) in sessions.iter().enumerate() {
+            let (_, took) = rig.run_ok(&["--session", s, "goto", url])?;
+            times[i].push(took);
+        }
     }
     Ok(times)
 }
@@ -32,9 +34,8 @@ pub fn run(rig: &Rig) -> Result<(), String> {
         .to_string();
     rig.run_ok(&["--session", "open", "launch", "--own-browser"])?;
     rig.run_ok(&["--session", "held", "launch", "--allow", &allow])?;
-    let runs = 30;
-    let mut open = loads(rig, "open", &url, runs)?;
-    let mut held = loads(rig, "held", &url, runs)?;
+    let runs = 40;
+    let [mut open, mut held] = loads(rig, &url, runs)?;
     println!("\n| page load, 40 fresh images ({runs} runs, CLI) | p50 | p90 |");
     println!("| --- | --- | --- |");
     println!(

@@ -8,10 +8,12 @@
 pub mod actions;
 pub mod capture;
 pub mod cdp;
+pub mod cookie;
 pub mod devtools;
 pub mod frames;
 pub mod front;
 pub mod guard;
+pub mod hosts;
 pub mod keeper;
 pub mod keys;
 pub mod launch;

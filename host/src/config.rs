@@ -254,23 +254,32 @@ pub struct SessionDefaults {
     /// or an absolute path); never for a remote pool or the HTTP API.
     pub cookies_from: Option<String>,
     /// `--cookies-policy` when the flag is not given.
-    pub cookies_policy: Option<crate::rig::logins::CookiesPolicy>,
+    pub cookies_policy: Option<CookiesPolicy>,
 }
 
-impl SessionDefaults {
-    fn check(&self) -> Result<(), String> {
-        if let Some(from) = &self.cookies_from
-            && from.contains('/')
-            && !from.starts_with('/')
-        {
-            return Err(format!(
-                "session.cookies_from {from:?}: a path here must be absolute"
-            ));
-        }
-        crate::rig::logins::wanted(self.cookies_from.as_deref(), self.cookies_policy, false)
-            .map(|_| ())
-            .map_err(|e| format!("session: {}", e.message()))
-    }
+/// What `launch` does with `--cookies-from`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum CookiesPolicy {
+    /// Import nothing.
+    Off,
+    /// Import the cookies that pass the checks (a store that cannot be
+    /// read is still an error).
+    #[default]
+    Auto,
+    /// Like auto, and fail with `auth_required` when none passes.
+    Required,
 }
 
 /// `[policy]`: the domain policy every session's pages are held to, and
@@ -290,23 +299,6 @@ pub struct PolicyConfig {
 pub struct PolicyRules {
     pub allow: Vec<String>,
     pub block: Vec<String>,
-}
-
-impl PolicyConfig {
-    /// The layers that hold session `name` (None: what holds every session).
-    pub fn layers(
-        &self,
-        name: Option<&str>,
-    ) -> Result<Vec<crate::browser::policy::Layer>, crate::error::ApiError> {
-        use crate::browser::policy::Layer;
-        let mut layers = Vec::new();
-        layers.extend(Layer::parse("[policy]", &self.allow, &self.block)?);
-        if let Some(rules) = name.and_then(|n| self.sessions.get(n)) {
-            let source = format!("[policy.sessions.{}]", name.unwrap_or_default());
-            layers.extend(Layer::parse(&source, &rules.allow, &rules.block)?);
-        }
-        Ok(layers)
-    }
 }
 
 /// `[access]`: what the daemon lets a token holder on the HTTP API do beyond
@@ -332,21 +324,10 @@ pub struct Access {
 impl Access {
     /// Reads `[access]` from `config.toml` in `home` (defaults when absent).
     pub fn load(home: &Home) -> anyhow::Result<Access> {
-        let (path, file) = read_config(home)?;
+        let (_, file) = read_config(home)?;
         let mut access = file.access;
-        let policy = file.policy;
-        policy
-            .layers(None)
-            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
-        for name in policy.sessions.keys() {
-            policy
-                .layers(Some(name))
-                .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
-        }
-        access.policy = policy;
-        file.session
-            .check()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        // Checked by the layers that read them (`rig::check_config`).
+        access.policy = file.policy;
         access.session = file.session;
         Ok(access)
     }
@@ -716,36 +697,5 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode(home.root()), 0o700);
         assert_eq!(mode(&home.token_path()), 0o600);
-    }
-
-    #[test]
-    fn session_cookie_defaults_load_and_bad_ones_are_refused() {
-        use crate::rig::logins::CookiesPolicy;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let home = Home::at(dir.path().to_path_buf());
-        assert_eq!(
-            Access::load(&home).expect("defaults").session,
-            SessionDefaults::default()
-        );
-        let write =
-            |text: &str| std::fs::write(dir.path().join("config.toml"), text).expect("write");
-        write("[session]\ncookies_from = \"chromium:Work\"\ncookies_policy = \"required\"\n");
-        let s = Access::load(&home).expect("parses").session;
-        assert_eq!(s.cookies_from.as_deref(), Some("chromium:Work"));
-        assert_eq!(s.cookies_policy, Some(CookiesPolicy::Required));
-        write("[session]\ncookies_from = \"/home/me/.config/chromium\"\n");
-        let s = Access::load(&home).expect("an absolute path");
-        assert_eq!(s.session.cookies_policy, None);
-        for (bad, why) in [
-            ("cookies_from = \"firefox\"", "firefox"),
-            ("cookies_from = \"./profile\"", "absolute"),
-            ("cookies_policy = \"required\"", "needs --cookies-from"),
-            ("cookies_policy = \"sometimes\"", "sometimes"),
-            ("cookies = \"chrome\"", "cookies"),
-        ] {
-            write(&format!("[session]\n{bad}\n"));
-            let err = Access::load(&home).expect_err(bad).to_string();
-            assert!(err.contains(why), "{bad}: {err}");
-        }
     }
 }

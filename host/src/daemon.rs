@@ -105,6 +105,7 @@ pub async fn serve(home: Home, opts: ServeOptions) -> anyhow::Result<()> {
     let port = listener.local_addr()?.port();
     let local = bind_local(&home, port).await?;
     let access = crate::config::Access::load(&home)?;
+    crate::rig::check_config(&home, &access)?;
     let state = State::new(home, token, port, limits, access);
     state.reattach().await;
     let has_plugins = std::fs::read_dir(state.home().plugins_dir())

@@ -7,6 +7,7 @@
 //! `Arc<State>` and hand requests to the scheduler
 //! (`commands::dispatch`); nothing here knows a transport.
 
+mod check;
 mod lease;
 pub mod logins;
 pub mod pairing;
@@ -25,6 +26,8 @@ use tokio::time::Instant;
 use crate::browser::sessions_json::Bindings;
 use crate::config::{Home, Limits};
 use crate::error::{ApiError, ErrorCode};
+
+pub use check::check_config;
 
 pub use lease::Leased;
 pub use sessions::{Entered, PLUGIN_SESSION, Slot};
@@ -176,7 +179,8 @@ impl State {
         name: Option<&str>,
     ) -> Option<Arc<crate::browser::policy::DomainPolicy>> {
         // Checked when the daemon started: a bad rule never gets this far.
-        let layers = self.access.policy.layers(name).unwrap_or_default();
+        let layers =
+            crate::browser::policy::configured(&self.access.policy, name).unwrap_or_default();
         crate::browser::policy::DomainPolicy::new(layers)
     }
 

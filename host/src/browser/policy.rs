@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::hosts::HostRule;
 use crate::error::{ApiError, ErrorCode};
-use crate::plugins::grants::HostRule;
 
 /// One source of rules.
 #[derive(Debug, Clone)]
@@ -259,6 +259,21 @@ impl super::guard::Judge for DomainPolicy {
     fn worker_script(&self) -> Option<String> {
         Some(self.socket_guard(false))
     }
+}
+
+/// The layers `[policy]` in config.toml holds session `name` to (None:
+/// what holds every session).
+pub fn configured(
+    config: &crate::config::PolicyConfig,
+    name: Option<&str>,
+) -> Result<Vec<Layer>, ApiError> {
+    let mut layers = Vec::new();
+    layers.extend(Layer::parse("[policy]", &config.allow, &config.block)?);
+    if let Some((name, rules)) = name.and_then(|n| config.sessions.get_key_value(n)) {
+        let source = format!("[policy.sessions.{name}]");
+        layers.extend(Layer::parse(&source, &rules.allow, &rules.block)?);
+    }
+    Ok(layers)
 }
 
 /// The API error for a refused URL.

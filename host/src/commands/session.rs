@@ -226,10 +226,10 @@ impl Command for Launch {
             let state = cx.state().clone();
             let pool_proxy = match &self.proxy {
                 Some(_) => None,
-                None => pool.proxy(state.home())?,
+                None => crate::rig::pool::proxy(&pool, state.home())?,
             };
             let session = cx.session()?;
-            if let Some(layer) = pool.layer()? {
+            if let Some(layer) = crate::rig::pool::layer(&pool)? {
                 session.hold_to(layer);
             }
             if pool_proxy.is_some() {

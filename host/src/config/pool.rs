@@ -152,38 +152,6 @@ pub struct PoolEntry {
 }
 
 impl PoolEntry {
-    /// The pool's layer of the domain policy, if it has rules.
-    pub fn layer(&self) -> Result<Option<crate::browser::policy::Layer>, crate::error::ApiError> {
-        crate::browser::policy::Layer::parse(
-            &format!("[[pool]] {}", self.name),
-            &self.allow,
-            &self.block,
-        )
-    }
-
-    /// The pool's proxy, its credentials read now.
-    pub fn proxy(
-        &self,
-        home: &Home,
-    ) -> Result<Option<crate::browser::proxy::Proxy>, crate::error::ApiError> {
-        let Some(url) = &self.proxy else {
-            return Ok(None);
-        };
-        let file = self.proxy_auth_file.as_ref().map(|f| {
-            if f.is_relative() {
-                home.root().join(f)
-            } else {
-                f.clone()
-            }
-        });
-        let credentials =
-            crate::browser::proxy::credentials(file.as_deref(), self.proxy_auth_env.as_deref())
-                .map_err(|e| e.prefixed(&format!("pool {:?}: ", self.name)))?;
-        crate::browser::proxy::Proxy::parse(url, &self.proxy_bypass, credentials)
-            .map(Some)
-            .map_err(|e| e.prefixed(&format!("pool {:?}: ", self.name)))
-    }
-
     pub fn strategy(&self) -> Strategy {
         self.strategy.unwrap_or_default()
     }
@@ -291,17 +259,14 @@ pub fn validate(pools: &[PoolEntry]) -> Result<(), String> {
                  options; a cdp endpoint's browser is already running"
             ));
         }
-        p.layer()
-            .map_err(|e| format!("pool {name:?}: {}", e.message()))?;
-        if let Some(url) = &p.proxy {
+        // (Its rules and its proxy URL are parsed by `rig::check_config`.)
+        if p.proxy.is_some() {
             if p.engine == Engine::Cdp {
                 return Err(format!(
                     "pool {name:?}: proxy is a browserless launch option; a cdp endpoint's \
                      browser is already running (give it --proxy-server where it starts)"
                 ));
             }
-            crate::browser::proxy::Proxy::parse(url, &p.proxy_bypass, None)
-                .map_err(|e| format!("pool {name:?}: {}", e.message()))?;
         } else if !p.proxy_bypass.is_empty()
             || p.proxy_auth_file.is_some()
             || p.proxy_auth_env.is_some()
@@ -392,22 +357,6 @@ mod tests {
     fn a_good_pool_parses_and_bad_ones_say_what_is_wrong() {
         let p = parse(OK).expect("parses");
         assert_eq!(p[0].engine, Engine::Browserless);
-        let with = format!("{OK}allow = [\"example.com\"]\nproxy = \"http://127.0.0.1:3128\"\n");
-        let p = parse(&with).expect("a pool with rules and a proxy parses");
-        assert!(p[0].layer().expect("rules").is_some());
-        let ws = crate::browser::pool::browserless_ws(
-            &p[0],
-            "http://127.0.0.1:3000",
-            None,
-            p[0].proxy(&Home::at(std::path::PathBuf::from("/nonexistent")))
-                .expect("proxy")
-                .as_ref(),
-        )
-        .expect("url");
-        assert!(
-            ws.expose().contains("proxy-server"),
-            "the browser gets the proxy"
-        );
         for (text, says) in [
             (
                 "[[pool]]\nname = \"a\"\nengine = \"browserless\"\nendpoints = [\"http://h:1\"]\ntoken = \"s3cret\"\n",
@@ -463,20 +412,12 @@ mod tests {
                 "already running",
             ),
             (
-                "[[pool]]\nname = \"a\"\nengine = \"browserless\"\nendpoints = [\"http://h:1\"]\nproxy = \"http://u:s3cret@p:3128\"\n",
-                "credentials do not go in the URL",
-            ),
-            (
                 "[[pool]]\nname = \"a\"\nengine = \"browserless\"\nendpoints = [\"http://h:1\"]\nproxy_auth_file = \"p.auth\"\n",
                 "need proxy",
             ),
             (
                 "[[pool]]\nname = \"a\"\nengine = \"browserless\"\nendpoints = [\"http://h:1\"]\nargs = [\"--proxy-server=http://p:1\"]\n",
                 "not in args",
-            ),
-            (
-                "[[pool]]\nname = \"a\"\nengine = \"cdp\"\nendpoints = [\"ws://h:1\"]\nallow = [\"http://x.com\"]\n",
-                "http://x.com",
             ),
         ] {
             let err = parse(text).expect_err(says);

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::browser::SessionState;
-use crate::commands::state::Cookie;
+use crate::browser::cookie::Cookie;
 use crate::error::{ApiError, ErrorCode};
 
 pub use check::Reason;
@@ -35,21 +35,7 @@ const REPORT_DOMAINS: usize = 200;
 /// Domains named per skip reason.
 const REASON_DOMAINS: usize = 20;
 
-/// What `launch` does with `--cookies-from`.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum CookiesPolicy {
-    /// Import nothing.
-    Off,
-    /// Import the cookies that pass the checks (a store that cannot be
-    /// read is still an error).
-    #[default]
-    Auto,
-    /// Like auto, and fail with `auth_required` when none passes.
-    Required,
-}
+pub use crate::config::CookiesPolicy;
 
 /// What an import did: never a cookie's value.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

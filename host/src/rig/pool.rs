@@ -335,6 +335,40 @@ impl State {
     }
 }
 
+/// A pool entry's layer of the domain policy, if it has rules.
+pub fn layer(pool: &PoolEntry) -> Result<Option<crate::browser::policy::Layer>, ApiError> {
+    crate::browser::policy::Layer::parse(
+        &format!("[[pool]] {}", pool.name),
+        &pool.allow,
+        &pool.block,
+    )
+}
+
+/// A pool entry's proxy, its credentials read now (a file relative to the
+/// webrig home).
+pub fn proxy(
+    pool: &PoolEntry,
+    home: &crate::config::Home,
+) -> Result<Option<crate::browser::proxy::Proxy>, ApiError> {
+    let Some(url) = &pool.proxy else {
+        return Ok(None);
+    };
+    let file = pool.proxy_auth_file.as_ref().map(|f| {
+        if f.is_relative() {
+            home.root().join(f)
+        } else {
+            f.clone()
+        }
+    });
+    let name = format!("pool {:?}: ", pool.name);
+    let credentials =
+        crate::browser::proxy::credentials(file.as_deref(), pool.proxy_auth_env.as_deref())
+            .map_err(|e| e.prefixed(&name))?;
+    crate::browser::proxy::Proxy::parse(url, &pool.proxy_bypass, credentials)
+        .map(Some)
+        .map_err(|e| e.prefixed(&name))
+}
+
 /// The WebSocket URL to make a browser at on `endpoint`.
 async fn ws_url(
     pool: &PoolEntry,

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::crypt::{self, Keys};
-use crate::commands::state::Cookie;
+use crate::browser::cookie::Cookie;
 
 /// Why a cookie of the store was not imported.
 #[derive(

@@ -24,6 +24,7 @@ mod e2e {
     pub mod policy;
     pub mod polyglot;
     pub mod pool;
+    pub mod providers;
     pub mod proxy;
     pub mod read;
     pub mod relay;

@@ -9,7 +9,8 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use super::plugin_install::{install_first_party, plugins_root, wasm_path};
+use super::plugin_install::{plugins_root, wasm_path};
+use super::providers::install_first_party;
 use crate::{Daemon, FixtureWeb};
 
 fn stderr(o: &Output) -> String {

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::plugin_install::with_providers;
+use super::providers::with_providers;
 
 #[test]
 fn resolve_shows_the_plan_without_running_anything() {

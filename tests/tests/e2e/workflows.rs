@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::plugin_install::{install_first_party, plugins_root, wasm_path};
+use super::plugin_install::{plugins_root, wasm_path};
+use super::providers::install_first_party;
 use crate::{Daemon, web};
 
 mod design;

@@ -40,6 +40,8 @@ pub struct State {
     port: u16,
     limits: Limits,
     access: crate::config::Access,
+    /// `[policy]`'s layers that hold every session and plugin, parsed once.
+    policy: Option<Arc<crate::browser::policy::DomainPolicy>>,
     started: Instant,
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     bindings: Arc<Bindings>,
@@ -76,6 +78,9 @@ impl State {
             pairing: Mutex::new(None),
             port,
             limits,
+            policy: crate::browser::policy::DomainPolicy::new(
+                crate::browser::policy::configured(&access.policy, None).unwrap_or_default(),
+            ),
             access,
             started: Instant::now(),
             sessions: Mutex::new(HashMap::new()),
@@ -178,9 +183,12 @@ impl State {
         &self,
         name: Option<&str>,
     ) -> Option<Arc<crate::browser::policy::DomainPolicy>> {
+        let Some(name) = name else {
+            return self.policy.clone();
+        };
         // Checked when the daemon started: a bad rule never gets this far.
         let layers =
-            crate::browser::policy::configured(&self.access.policy, name).unwrap_or_default();
+            crate::browser::policy::configured(&self.access.policy, Some(name)).unwrap_or_default();
         crate::browser::policy::DomainPolicy::new(layers)
     }
 

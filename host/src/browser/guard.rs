@@ -206,21 +206,24 @@ async fn run_worker(conn: &Connection, script: Option<String>, p: &Value) {
         p["targetInfo"]["type"].as_str(),
         Some("shared_worker" | "service_worker")
     );
-    if worker
-        && let Some(script) = script
-        && let Err(e) = conn
-            .call(
-                Some(session),
-                "Runtime.evaluate",
-                json!({ "expression": script }),
-            )
+    let target = super::cdp::Session::new(conn.clone(), session);
+    let script = script.filter(|_| worker);
+    let_run(&target, script.as_deref(), p["waitingForDebugger"] == true).await;
+}
+
+/// A worker or frame attached waiting (`waiting`): `script` (the policy's
+/// socket guard) runs in it first, then it does.
+pub async fn let_run(target: &super::cdp::Session, script: Option<&str>, waiting: bool) {
+    if let Some(script) = script
+        && let Err(e) = target
+            .call("Runtime.evaluate", json!({ "expression": script }))
             .await
     {
         tracing::debug!(error = %e, "guarding a worker");
     }
-    if p["waitingForDebugger"] == true {
-        let _ = conn
-            .call(Some(session), "Runtime.runIfWaitingForDebugger", json!({}))
+    if waiting {
+        let _ = target
+            .call("Runtime.runIfWaitingForDebugger", json!({}))
             .await;
     }
 }

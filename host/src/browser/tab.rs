@@ -687,18 +687,7 @@ fn attached(
             .and_then(|d| Some(d.shared.policy()?.socket_guard(d.shared.is_relay())));
         if waiting || guard.is_some() {
             tokio::spawn(async move {
-                if let Some(guard) = guard
-                    && let Err(e) = child
-                        .call("Runtime.evaluate", json!({ "expression": guard }))
-                        .await
-                {
-                    tracing::debug!(error = %e, "guarding a worker");
-                }
-                if waiting {
-                    let _ = child
-                        .call("Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                }
+                super::guard::let_run(&child, guard.as_deref(), waiting).await;
             });
         }
         return;
@@ -722,11 +711,7 @@ fn attached(
                 let _ = child.call("Target.setAutoAttach", auto_attach(true)).await;
             }
         }
-        if waiting {
-            let _ = child
-                .call("Runtime.runIfWaitingForDebugger", json!({}))
-                .await;
-        }
+        super::guard::let_run(&child, None, waiting).await;
     });
 }
 

@@ -421,7 +421,9 @@ fn execute(runtime: &Runtime, plugin: &Plugin, run: &Arc<RunCx>, input: &str) ->
     let mut waited = Duration::ZERO;
     let out = match plugin.ready() {
         Err(e) => Err(PluginError::Load(e)),
-        Ok(Loaded::Provider(_)) => Err(PluginError::Load("not a workflow".into())),
+        Ok(Loaded::Provider(_) | Loaded::Adapter(_)) => {
+            Err(PluginError::Load("not a workflow".into()))
+        }
         Ok(Loaded::Workflow(pre)) => {
             // The guest's waits on pages stop when the run is cancelled.
             let _cancellable = crate::plugins::host::cancel::enter(run.cancel.clone());

@@ -335,6 +335,22 @@ impl Runtime {
         })
     }
 
+    /// Runs `f` against a fresh adapter instance with the plugin's limits.
+    pub fn run_adapter<R>(
+        &self,
+        pre: &super::wit::AdapterPre,
+        limits: &PluginLimits,
+        access: &Access,
+        f: impl FnOnce(&super::wit::Adapter, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
+        let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
+        let host = HostState::new(access.clone(), deadline);
+        self.in_store(limits, host, None, |store| {
+            let adapter = pre.instantiate(&mut *store)?;
+            f(&adapter, store)
+        })
+    }
+
     /// Runs `f` in a fresh store with the plugin's memory and output limits,
     /// the wall-clock deadline of `host`, and, when `cpu` is given, a budget
     /// for the guest's own running time: time spent in host calls (counted

@@ -20,6 +20,7 @@
 
 pub mod v0_1_0;
 pub mod v0_2_0;
+pub mod v0_3_0;
 
 use std::fmt;
 
@@ -34,7 +35,7 @@ use super::manifest::Kind;
 pub use v0_1_0::types;
 
 /// Every released version, oldest first: what each defines and runs.
-pub const RELEASES: &[Release] = &[v0_1_0::RELEASE, v0_2_0::RELEASE];
+pub const RELEASES: &[Release] = &[v0_1_0::RELEASE, v0_2_0::RELEASE, v0_3_0::RELEASE];
 
 /// A WIT package version, `MAJOR.MINOR.PATCH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -219,6 +220,7 @@ pub fn bind(kind: Kind, version: Version, pre: InstancePre<CallState>) -> Result
 pub enum Loaded {
     Provider(ProviderPre),
     Workflow(WorkflowPre),
+    Adapter(AdapterPre),
 }
 
 /// A provider, by the version it was built against.
@@ -229,6 +231,34 @@ pub enum ProviderPre {
 /// A workflow, by the version it was built against.
 pub enum WorkflowPre {
     V0_2_0(v0_2_0::WorkflowPluginPre<CallState>),
+}
+
+/// An adapter, by the version it was built against.
+pub enum AdapterPre {
+    V0_3_0(v0_3_0::AdapterPluginPre<CallState>),
+}
+
+/// An adapter instance (one per call).
+pub enum Adapter {
+    V0_3_0(v0_3_0::AdapterPlugin),
+}
+
+impl AdapterPre {
+    pub fn instantiate(&self, store: &mut Store<CallState>) -> wasmtime::Result<Adapter> {
+        Ok(match self {
+            AdapterPre::V0_3_0(pre) => Adapter::V0_3_0(pre.instantiate(store)?),
+        })
+    }
+}
+
+impl Adapter {
+    /// The adapter interface, whatever version the guest speaks (one so
+    /// far; a later version converts here).
+    pub fn guest(&self) -> &v0_3_0::guest::Guest {
+        match self {
+            Adapter::V0_3_0(a) => a.webrig_plugin0_3_0_adapter(),
+        }
+    }
 }
 
 /// A provider instance (one per call).
@@ -346,9 +376,10 @@ mod tests {
     fn each_kind_accepts_the_versions_that_run_its_world() {
         assert_eq!(accepted(Kind::Provider), vec![Version::new(0, 1, 0)]);
         assert_eq!(accepted(Kind::Workflow), vec![Version::new(0, 2, 0)]);
-        assert_eq!(accepted(Kind::Adapter), vec![]);
+        assert_eq!(accepted(Kind::Adapter), vec![Version::new(0, 3, 0)]);
         assert_eq!(range(Kind::Provider), "0.1.0");
-        assert_eq!(range(Kind::Adapter), "none");
+        assert_eq!(range(Kind::Adapter), "0.3.0");
+        assert_eq!(check(Kind::Adapter, "0.3.0"), Ok(Version::new(0, 3, 0)));
         assert_eq!(check(Kind::Provider, "0.1.0"), Ok(Version::new(0, 1, 0)));
         assert_eq!(check(Kind::Workflow, "0.2.0"), Ok(Version::new(0, 2, 0)));
     }
@@ -371,7 +402,7 @@ mod tests {
             (
                 Kind::Provider,
                 "0.9.0",
-                "not a version this webrig knows (it knows 0.1.0, 0.2.0",
+                "not a version this webrig knows (it knows 0.1.0, 0.2.0, 0.3.0",
                 "accepts WIT 0.1.0",
             ),
             (
@@ -384,7 +415,7 @@ mod tests {
                 Kind::Adapter,
                 "0.1.0",
                 "adapter-plugin world is not implemented",
-                "runs no adapter plugins yet",
+                "accepts WIT 0.3.0 for adapter",
             ),
         ];
         for (kind, declared, what, accepted) in cases {

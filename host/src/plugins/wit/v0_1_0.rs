@@ -35,7 +35,7 @@ pub const RELEASE: Release = Release {
         ),
         (
             Kind::Adapter,
-            Support::Not("designed, not implemented: adapters come with a later WIT version"),
+            Support::Not("superseded by WIT 0.3.0's adapter world before any plugin used it"),
         ),
     ],
     add_to_linker,

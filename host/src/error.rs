@@ -25,11 +25,12 @@ pub enum ErrorCode {
     LimitExceeded,
     AuthRequired,
     NeedsHuman,
+    Conflict,
     Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::InvalidArgument,
         ErrorCode::NotFound,
         ErrorCode::Timeout,
@@ -44,6 +45,7 @@ impl ErrorCode {
         ErrorCode::LimitExceeded,
         ErrorCode::AuthRequired,
         ErrorCode::NeedsHuman,
+        ErrorCode::Conflict,
         ErrorCode::Internal,
     ];
 
@@ -63,6 +65,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "limit_exceeded",
             ErrorCode::AuthRequired => "auth_required",
             ErrorCode::NeedsHuman => "needs_human",
+            ErrorCode::Conflict => "conflict",
             ErrorCode::Internal => "internal",
         }
     }
@@ -86,6 +89,7 @@ impl ErrorCode {
             ErrorCode::Internal => 14,
             ErrorCode::AuthRequired => 15,
             ErrorCode::NeedsHuman => 16,
+            ErrorCode::Conflict => 17,
         }
     }
 
@@ -106,6 +110,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => 413,
             ErrorCode::AuthRequired => 412,
             ErrorCode::NeedsHuman => 409,
+            ErrorCode::Conflict => 409,
             ErrorCode::Internal => 500,
         }
     }
@@ -141,6 +146,9 @@ impl ErrorCode {
             }
             ErrorCode::NeedsHuman => {
                 "the page is a challenge or a login only a person can pass (captcha, MFA, a secret); solve it in the browser, then run webrig resume"
+            }
+            ErrorCode::Conflict => {
+                "what the command would change moved under it: a canvas document's revision, a source file since its pull, or a lease another agent holds; the message names the current state"
             }
             ErrorCode::Internal => "a bug in webrig; please report it",
         }

@@ -10,6 +10,7 @@
 //! | [`daemon`], [`mcp`] | the doors: TCP, the Unix socket, `/mcp`, the extension's WebSocket, the CDP front end's discovery and WebSockets | who may call and how much; never what a command does |
 //! | [`commands`] | the one registry (CLI, HTTP, MCP and `docs/SURFACE.md` come from it) and the scheduler (`commands::dispatch`) | one struct per command; transports never special-case one |
 //! | [`rig`] | what every door shares: sessions, tab leases, pairing, CDP tickets, the plugin host's browser bridge | knows no transport |
+//! | [`canvas`] | design documents, patches, previews as HTML, code sync through adapters | reads and writes only the caller's project folder, through its checks |
 //! | [`workflows`], [`macros`] | workflow runs and their bundles; `@macro(...)` expressions | reach the outside only through providers and the browser bridge |
 //! | [`providers`], [`plugins`] | provider calls (retries, breakers, merging); the wasmtime host, WIT bindings per version, grants | a plugin gets only what it was granted |
 //! | [`browser`] | Chromium over CDP, the relay to the user's Chrome, the CDP front end a client drives a session through (`front`), the page library | one layer for every transport; knows no command |
@@ -17,6 +18,7 @@
 
 pub mod artifacts;
 pub mod browser;
+pub mod canvas;
 pub mod cli;
 pub mod client;
 pub mod commands;

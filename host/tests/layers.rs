@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["plugins"],
     &["providers"],
     &["workflows"],
+    &["canvas"],
     &["macros"],
     &["rig"],
     &["commands"],

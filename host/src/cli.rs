@@ -94,7 +94,7 @@ fn command_words(argv: &[String]) -> Vec<&str> {
             break;
         } else if !arg.starts_with('-') {
             words.push(arg.as_str());
-            if words.len() == 2 {
+            if words.len() == 3 {
                 break;
             }
         }
@@ -112,7 +112,12 @@ fn build_for(argv: &[String]) -> clap::Command {
         .any(|a| a == "-h" || a == "--help" || a == "help");
     let only = match words.as_slice() {
         _ if wants_help => None,
-        [first, second] if commands::find(&format!("{first} {second}")).is_some() => {
+        [first, second, third, ..]
+            if commands::find(&format!("{first} {second} {third}")).is_some() =>
+        {
+            Some(format!("{first} {second} {third}"))
+        }
+        [first, second, ..] if commands::find(&format!("{first} {second}")).is_some() => {
             Some(format!("{first} {second}"))
         }
         [first, ..] if commands::find(first).is_some() => Some(first.to_string()),
@@ -189,7 +194,30 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
                 root = root.subcommand(entry.augment(cmd));
             }
             Some((group, leaf)) => {
-                let cmd = entry.augment(clap::Command::new(leaf).about(entry.about()));
+                // Three words (`canvas code pull`): the middle word is a
+                // group of its own inside the first.
+                let (word, cmd) = match leaf.split_once(' ') {
+                    None => (leaf, entry.augment(clap::Command::new(leaf).about(entry.about()))),
+                    Some((mid, last)) => {
+                        let cmd = entry.augment(clap::Command::new(last).about(entry.about()));
+                        let middle = groups
+                            .iter()
+                            .find(|(g, _)| *g == group)
+                            .and_then(|(_, p)| p.find_subcommand(mid).cloned())
+                            .unwrap_or_else(|| {
+                                clap::Command::new(mid)
+                                    .subcommand_required(true)
+                                    .about(help::parent_about(&format!("{group} {mid}")))
+                            });
+                        (mid, middle.subcommand(cmd))
+                    }
+                };
+                if let Some((_, parent)) = groups.iter_mut().find(|(g, _)| *g == group)
+                    && parent.find_subcommand(word).is_some()
+                {
+                    *parent = parent.clone().mut_subcommand(word, |_| cmd);
+                    continue;
+                }
                 match groups.iter_mut().find(|(g, _)| *g == group) {
                     Some((_, parent)) => *parent = parent.clone().subcommand(cmd),
                     None => groups.push((
@@ -226,6 +254,9 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
 fn resolve(matches: &ArgMatches) -> Option<(&'static Entry, &ArgMatches)> {
     let (name, sub) = matches.subcommand()?;
     if let Some((leaf, leaf_matches)) = sub.subcommand() {
+        if let Some((last, last_matches)) = leaf_matches.subcommand() {
+            return commands::find(&format!("{name} {leaf} {last}")).map(|e| (e, last_matches));
+        }
         return commands::find(&format!("{name} {leaf}")).map(|e| (e, leaf_matches));
     }
     commands::find(name).map(|e| (e, sub))

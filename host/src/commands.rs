@@ -10,6 +10,8 @@
 //! [`dispatch`]. This module must not know about sockets or terminals.
 
 mod actions;
+mod canvas;
+mod canvas_preview;
 mod capture;
 mod cdp;
 mod context;
@@ -94,12 +96,13 @@ pub enum Group {
     Plugins,
     Macros,
     Workflows,
+    Canvas,
     Extension,
     Daemon,
 }
 
 impl Group {
-    pub const ALL: [Group; 12] = [
+    pub const ALL: [Group; 13] = [
         Group::Pages,
         Group::Reading,
         Group::Acting,
@@ -110,6 +113,7 @@ impl Group {
         Group::Plugins,
         Group::Macros,
         Group::Workflows,
+        Group::Canvas,
         Group::Extension,
         Group::Daemon,
     ];
@@ -127,6 +131,7 @@ impl Group {
             Group::Plugins => "Plugins & providers",
             Group::Macros => "Macros",
             Group::Workflows => "Workflows",
+            Group::Canvas => "Design canvas",
             Group::Extension => "Extension",
             Group::Daemon => "Daemon & MCP",
         }
@@ -160,6 +165,10 @@ impl Group {
             }
             Group::Macros => "run, resolve, list and describe @macros such as @web.search(\"x\")",
             Group::Workflows => "run an installed workflow, list workflows and their artifacts",
+            Group::Canvas => {
+                "design documents changed by revisioned patches, previewed in the browser, \
+                 pulled from and pushed to source files through adapters"
+            }
             Group::Extension => {
                 "your own Chrome through the webrig extension: pair, borrow and \
                                  release tabs"
@@ -491,6 +500,17 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<workflows::WorkflowsList>(Workflows),
         Entry::of::<workflows::ArtifactsList>(Workflows),
         Entry::of::<workflows::ArtifactsCleanup>(Workflows),
+        Entry::of::<canvas::CanvasNew>(Canvas),
+        Entry::of::<canvas::CanvasOpen>(Canvas),
+        Entry::of::<canvas::CanvasPatch>(Canvas),
+        Entry::of::<canvas::CanvasHistory>(Canvas),
+        Entry::of::<canvas::CanvasPreview>(Canvas),
+        Entry::of::<canvas::CanvasSave>(Canvas),
+        Entry::of::<canvas::CanvasExport>(Canvas),
+        Entry::of::<canvas::CanvasClose>(Canvas),
+        Entry::of::<canvas::CanvasCodePull>(Canvas),
+        Entry::of::<canvas::CanvasCodePush>(Canvas),
+        Entry::of::<canvas::CanvasCodeStatus>(Canvas),
         Entry::of::<setup::Setup>(Plugins),
         Entry::of::<plugins::PluginInstall>(Plugins),
         Entry::of::<plugins::PluginList>(Plugins),

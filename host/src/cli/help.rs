@@ -39,6 +39,10 @@ pub fn parent_about(word: &str) -> &'static str {
              headers, media"
         }
         "macro" => "Run, resolve, list and describe @macros",
+        "canvas" => {
+            "Design documents in your project: create, patch, preview, and sync with source files"
+        }
+        "canvas code" => "Pull a source file into a canvas, push changes back, show drift",
         "run" => "Run an installed workflow (research, shopping, …) into a bundle of files",
         "artifacts" => "The bundles workflows wrote: list them, remove the expired ones",
         "plugin" => {

@@ -7,6 +7,7 @@
 //! verified (sha256), compiled (or loaded from the cache) and linked once,
 //! ready for a fresh instance per call.
 
+pub mod adapter;
 pub mod described;
 pub mod engine;
 pub mod first_party;
@@ -36,6 +37,8 @@ pub struct Plugin {
     pub info: Option<wit::types::ProviderInfo>,
     /// What a workflow says it is and takes (`describe`), when it loaded.
     pub workflow: Option<described::WorkflowInfo>,
+    /// What an adapter says it is and does (`describe`), when it loaded.
+    pub adapter: Option<adapter::AdapterInfo>,
     /// The component file as it was when verified (see [`Plugin::ready`]).
     stamp: std::sync::Mutex<Option<FileStamp>>,
     /// Set once the file on disk is found changed: the plugin never runs again.
@@ -278,6 +281,7 @@ impl PluginHost {
         };
         let limits = describe_limits(&installed);
         let (mut info, mut workflow) = (None, None);
+        let adapter = None;
         let loaded = match loaded {
             Ok(l @ Loaded::Provider(_)) => match self.runtime.describe(&l, &limits, &access) {
                 Ok(i) => {
@@ -304,24 +308,40 @@ impl PluginHost {
                     Err(e) => Err(format!("describe failed: {e}")),
                 }
             }
+            Ok(l @ Loaded::Adapter(_)) => Ok(l),
             Err(e) => {
                 tracing::warn!(plugin = %installed.manifest.id, error = %e, "plugin refused");
                 Err(e)
             }
         };
-        Plugin {
+        let mut plugin = Plugin {
             installed,
             access,
             loaded,
             info,
             workflow,
+            adapter,
             stamp: std::sync::Mutex::new(stamp),
             tampered: std::sync::OnceLock::new(),
+        };
+        if plugin.loaded.is_ok() && plugin.installed.manifest.kind == manifest::Kind::Adapter {
+            match adapter::AdapterCall::new(&self.runtime, &plugin).describe() {
+                Ok(i) if i.id == plugin.id() => plugin.adapter = Some(i),
+                Ok(i) => {
+                    plugin.loaded = Err(format!(
+                        "describe() says it is {:?}, its manifest {:?}",
+                        i.id,
+                        plugin.id()
+                    ))
+                }
+                Err(e) => plugin.loaded = Err(format!("describe failed: {e}")),
+            }
         }
+        plugin
     }
 
     fn link(&self, installed: &Installed) -> Result<Loaded, String> {
-        // A kind no released version runs (adapters) stops here.
+        // A kind no released version runs stops here.
         let version = installed.manifest.wit_version()?;
         let (bytes, sha) = installed.component().map_err(|e| e.to_string())?;
         self.runtime

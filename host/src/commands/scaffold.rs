@@ -33,6 +33,9 @@ pub enum Kind {
     Provider,
     /// A workflow: searches, reads and writes a bundle (WIT 0.2.0).
     Workflow,
+    /// A framework adapter for the design canvas: source text to a graph
+    /// and back (WIT 0.3.0).
+    Adapter,
 }
 
 /// Start a new plugin crate: a provider or workflow with the SDK vendored,
@@ -42,7 +45,7 @@ pub enum Kind {
 pub struct PluginNew {
     /// The plugin's id and crate name: 1-56 of a-z 0-9 -, starting with a letter.
     pub name: String,
-    /// provider or workflow.
+    /// provider, workflow or adapter.
     #[arg(long, value_enum, default_value_t = Kind::Provider)]
     #[serde(default)]
     pub kind: Kind,
@@ -67,7 +70,7 @@ pub struct Scaffolded {
 impl Command for PluginNew {
     const NAME: &'static str = "plugin new";
     const ABOUT: &'static str =
-        "Start a plugin crate (provider or workflow): SDK vendored, tests, plugin.toml";
+        "Start a plugin crate (provider, workflow or adapter): SDK vendored, tests, plugin.toml";
     const SCOPE: Scope = Scope::Daemon;
     type Output = Scaffolded;
 
@@ -162,6 +165,9 @@ fn next_steps(name: &str, kind: Kind, dir: &Path, config: &Path) -> Vec<String> 
             config.display()
         ),
         Kind::Workflow => format!("webrig run workflow {name} --topic \"test\""),
+        Kind::Adapter => format!(
+            "webrig canvas new notes && webrig canvas code pull notes notes.lines --adapter {name}"
+        ),
     });
     steps
 }
@@ -205,6 +211,12 @@ const PROVIDER_SDK: &[(&str, &str)] = embed![
     "wit/v0.1.0/plugin.wit",
 ];
 
+const ADAPTER_SDK: &[(&str, &str)] = embed![
+    "plugins/adapter-sdk/Cargo.toml",
+    "plugins/adapter-sdk/src/lib.rs",
+    "wit/v0.3.0/adapter.wit",
+];
+
 const WORKFLOW_SDK: &[(&str, &str)] = embed![
     "plugins/workflow-sdk/Cargo.toml",
     "plugins/workflow-sdk/src/lib.rs",
@@ -216,6 +228,12 @@ const WORKFLOW_SDK: &[(&str, &str)] = embed![
 /// scaffold writes a copy (symlinks do not survive every checkout).
 const WORKFLOW_DEPS: (&str, &str) = (
     "wit/v0.2.0/deps/plugin-0.1.0/plugin.wit",
+    include_str!("../../../wit/v0.1.0/plugin.wit"),
+);
+
+/// 0.3.0's link to 0.1.0, written as a copy too.
+const ADAPTER_DEPS: (&str, &str) = (
+    "wit/v0.3.0/deps/plugin-0.1.0/plugin.wit",
     include_str!("../../../wit/v0.1.0/plugin.wit"),
 );
 
@@ -232,6 +250,9 @@ const PROVIDER_README: &str = include_str!("../scaffold/provider/README.md.tmpl"
 const WORKFLOW_LIB: &str = include_str!("../scaffold/workflow/lib.rs.tmpl");
 const WORKFLOW_MANIFEST: &str = include_str!("../scaffold/workflow/plugin.toml.tmpl");
 const WORKFLOW_README: &str = include_str!("../scaffold/workflow/README.md.tmpl");
+const ADAPTER_LIB: &str = include_str!("../scaffold/adapter/lib.rs.tmpl");
+const ADAPTER_MANIFEST: &str = include_str!("../scaffold/adapter/plugin.toml.tmpl");
+const ADAPTER_README: &str = include_str!("../scaffold/adapter/README.md.tmpl");
 
 /// Names a crate cannot take: Rust's own crates and keywords.
 const RESERVED: &str = "std core alloc test proc-macro self super crate as async await \
@@ -295,6 +316,7 @@ fn workspace_tables(kind: Kind) -> Result<String, String> {
     let vendored: &[&str] = match kind {
         Kind::Provider => &["provider-sdk", "kit"],
         Kind::Workflow => &["workflow-sdk", "kit"],
+        Kind::Adapter => &["adapter-sdk"],
     };
     let mut out = String::new();
     // The vendored crates opt into the workspace's lints (`[lints]
@@ -408,7 +430,20 @@ fn files(name: &str, kind: Kind) -> Result<Vec<(String, String)>, String> {
                 v,
             )
         }
+        Kind::Adapter => {
+            let mut v = ADAPTER_SDK.to_vec();
+            v.push(ADAPTER_DEPS);
+            (
+                ADAPTER_LIB,
+                ADAPTER_MANIFEST,
+                ADAPTER_README,
+                "webrig-adapter-sdk",
+                v,
+            )
+        }
     };
+    // Adapters do not use the kit (HTML, dates, URLs).
+    let kit: &[(&str, &str)] = if kind == Kind::Adapter { &[] } else { KIT };
     let cargo = fill(CARGO_TOML)
         .replace("__SDK__", sdk)
         .replace("__WORKSPACE_TABLES__", &workspace_tables(kind)?);
@@ -422,7 +457,7 @@ fn files(name: &str, kind: Kind) -> Result<Vec<(String, String)>, String> {
         ("vendor/README.md".to_string(), fill(VENDOR_README)),
     ];
     out.extend(
-        KIT.iter()
+        kit.iter()
             .chain(vendored.iter())
             .map(|(p, text)| (format!("vendor/{p}"), text.to_string())),
     );
@@ -475,6 +510,10 @@ mod tests {
             .into_iter()
             .filter(|p| !p.contains("/deps/"))
             .collect();
+        let wit3: Vec<String> = on_disk("wit/v0.3.0")
+            .into_iter()
+            .filter(|p| !p.contains("/deps/"))
+            .collect();
         for (list, name, under, disk) in [
             (KIT, "KIT", "plugins/kit/", on_disk("plugins/kit")),
             (
@@ -491,6 +530,13 @@ mod tests {
             ),
             (PROVIDER_SDK, "PROVIDER_SDK", "wit/", on_disk("wit/v0.1.0")),
             (WORKFLOW_SDK, "WORKFLOW_SDK", "wit/", wit2),
+            (
+                ADAPTER_SDK,
+                "ADAPTER_SDK",
+                "plugins/adapter-sdk/",
+                on_disk("plugins/adapter-sdk"),
+            ),
+            (ADAPTER_SDK, "ADAPTER_SDK", "wit/", wit3),
         ] {
             let listed = embedded(list, under);
             let missing: Vec<&String> = disk.iter().filter(|p| !listed.contains(p)).collect();
@@ -528,7 +574,7 @@ mod tests {
 
     #[test]
     fn the_workspace_tables_point_into_vendor() {
-        for kind in [Kind::Provider, Kind::Workflow] {
+        for kind in [Kind::Provider, Kind::Workflow, Kind::Adapter] {
             let files = files("demo-x", kind).expect("files");
             let cargo = &files[0].1;
             let parsed: toml::Table = toml::from_str(cargo).expect("Cargo.toml is TOML");
@@ -537,13 +583,16 @@ mod tests {
                 .as_table()
                 .expect("deps");
             assert!(deps.contains_key("wit-bindgen"));
-            assert_eq!(
-                deps["webrig-kit"]["path"].as_str(),
-                Some("vendor/plugins/kit")
-            );
+            if kind != Kind::Adapter {
+                assert_eq!(
+                    deps["webrig-kit"]["path"].as_str(),
+                    Some("vendor/plugins/kit")
+                );
+            }
             let (sdk, other) = match kind {
                 Kind::Provider => ("webrig-provider-sdk", "webrig-workflow-sdk"),
                 Kind::Workflow => ("webrig-workflow-sdk", "webrig-provider-sdk"),
+                Kind::Adapter => ("webrig-adapter-sdk", "webrig-kit"),
             };
             let path = deps[sdk]["path"].as_str().expect("sdk path");
             assert!(
@@ -570,7 +619,11 @@ mod tests {
     #[test]
     fn the_manifests_are_valid_and_least_privilege() {
         use crate::plugins::manifest::{BrowserAccess, Manifest};
-        for (kind, wit) in [(Kind::Provider, "0.1.0"), (Kind::Workflow, "0.2.0")] {
+        for (kind, wit) in [
+            (Kind::Provider, "0.1.0"),
+            (Kind::Workflow, "0.2.0"),
+            (Kind::Adapter, "0.3.0"),
+        ] {
             let files = files("demo-x", kind).expect("files");
             let (_, text) = files
                 .iter()
@@ -585,7 +638,7 @@ mod tests {
             assert!(!m.capabilities.cache);
             let from_config: &[&str] = match kind {
                 Kind::Provider => &["base_url"],
-                Kind::Workflow => &[],
+                Kind::Workflow | Kind::Adapter => &[],
             };
             assert_eq!(m.capabilities.http_from_config, from_config);
         }
@@ -661,6 +714,7 @@ mod tests {
         for (name, kind) in [
             ("demo-provider", Kind::Provider),
             ("demo-workflow", Kind::Workflow),
+            ("demo-adapter", Kind::Adapter),
         ] {
             let dir = tmp.path().join(name);
             write(name, kind, &dir).expect("written");

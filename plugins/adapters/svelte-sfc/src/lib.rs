@@ -1,0 +1,1 @@
+//! The svelte-sfc adapter (being written).

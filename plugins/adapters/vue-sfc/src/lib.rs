@@ -1,0 +1,1 @@
+//! The vue-sfc adapter (being written).

@@ -123,7 +123,7 @@ pub fn emit(src: &str, dialect: Dialect, doc: &Doc, root: usize, graph: &Graph) 
 }
 
 /// The smallest edit turning `src[span]` into `new`.
-fn minimal_edit(src: &str, span: (usize, usize), new: &str) -> SourceEdit {
+pub fn minimal_edit(src: &str, span: (usize, usize), new: &str) -> SourceEdit {
     let old = &src[span.0..span.1];
     let (ob, nb) = (old.as_bytes(), new.as_bytes());
     let mut p = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();

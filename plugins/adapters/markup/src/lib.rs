@@ -20,6 +20,7 @@ pub mod emit;
 pub mod entities;
 pub mod graph;
 pub mod parse;
+pub mod testing;
 
 pub use graph::same_shape;
 pub use parse::{Dialect, Doc, MAX_DEPTH};

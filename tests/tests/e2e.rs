@@ -4,6 +4,7 @@
 mod e2e {
     pub mod actions;
     pub mod authoring;
+    pub mod canvas;
     pub mod capture;
     pub mod cdp;
     pub mod cli;

@@ -118,8 +118,31 @@ pub fn emit(src: &str, dialect: Dialect, doc: &Doc, root: usize, graph: &Graph) 
     let (start, end) = doc.nodes[root].span;
     let mut out = String::with_capacity(end - start + 64);
     let indent = line_indent(src, start);
-    ctx.print(graph.root, &indent, &mut out)?;
+    ctx.print(graph.root, &indent, false, &mut out)?;
     Ok(minimal_edit(src, (start, end), &out))
+}
+
+/// An element the source never closed (closed by its parent's close tag
+/// or the end of the file).
+fn left_open(p: &PNode) -> bool {
+    !p.fragment
+        && !p.self_closing
+        && matches!(p.kind, NodeKind::Element | NodeKind::Component)
+        && !is_void(&p.tag)
+        && p.close_start == p.span.1
+}
+
+/// `</tag>` for an element the source left open, if a close tag can name
+/// it (the tokenizer reads odd names like `a<b` that no close tag matches).
+fn close_tag(id: u32, tag: &str) -> Result<String, Error> {
+    let ok = tag.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && tag.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | ':' | '.' | '_'));
+    if !ok {
+        return Err(bad(format!(
+            "node {id}: <{tag}> was left unclosed in the source and cannot be closed by name"
+        )));
+    }
+    Ok(format!("</{tag}>"))
 }
 
 /// The smallest edit turning `src[span]` into `new`.
@@ -213,11 +236,27 @@ impl<'a> Ctx<'a> {
         same
     }
 
-    fn print(&mut self, id: u32, indent: &str, out: &mut String) -> Result<(), Error> {
+    /// Prints node `id`; `more` when siblings follow it (an element the
+    /// source left unclosed then needs its close tag, or they would nest
+    /// inside it when re-parsed).
+    fn print(&mut self, id: u32, indent: &str, more: bool, out: &mut String) -> Result<(), Error> {
         let n = self.new[&id];
         if self.unchanged(id) {
             if let Some(p) = self.pnode(id) {
                 out.push_str(&self.src[p.span.0..p.span.1]);
+                if more {
+                    // Close the chain of elements left open at its end,
+                    // innermost first, so each close tag matches its own.
+                    let mut chain = Vec::new();
+                    let mut at = Some(p);
+                    while let Some(q) = at.filter(|q| left_open(q)) {
+                        chain.push(&q.tag);
+                        at = q.children.last().map(|&c| &self.doc.nodes[c]);
+                    }
+                    for tag in chain.iter().rev() {
+                        out.push_str(&close_tag(id, tag)?);
+                    }
+                }
                 return Ok(());
             }
         }
@@ -252,7 +291,7 @@ impl<'a> Ctx<'a> {
                 out.push_str(&escape_text(&n.text, self.dialect.braces()));
                 Ok(())
             }
-            NodeKind::Element => self.print_element(n, indent, out),
+            NodeKind::Element => self.print_element(n, indent, more, out),
             kind => Err(bad(format!(
                 "node {id}: a new {} node cannot be created by this adapter",
                 kind_name(kind)
@@ -260,7 +299,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn print_element(&mut self, n: &'a Node, indent: &str, out: &mut String) -> Result<(), Error> {
+    fn print_element(&mut self, n: &'a Node, indent: &str, more: bool, out: &mut String) -> Result<(), Error> {
         let id = n.id;
         let p = self.pnode(id);
         let own_same = self.own_same(n);
@@ -303,6 +342,7 @@ impl<'a> Ctx<'a> {
         let child_indent = format!("{indent}  ");
         self.print_children(n, p, indent, &child_indent, out)?;
         match (raw_tags, p) {
+            (Some(p), _) if more && left_open(p) => out.push_str(&close_tag(id, &p.tag)?),
             (Some(p), _) => out.push_str(&self.src[p.close_start..p.span.1]),
             (None, _) if void => {}
             (None, Some(p)) if p.close_start < p.span.1 => out.push_str(&self.src[p.close_start..p.span.1]),
@@ -415,7 +455,8 @@ impl<'a> Ctx<'a> {
                         out.push('\n');
                         out.push_str(child_indent);
                     }
-                    self.print(k, child_indent, out)?;
+                    // More follows each child: its siblings or the close tag.
+                    self.print(k, child_indent, true, out)?;
                 }
                 if !inline && !kids.is_empty() {
                     out.push('\n');
@@ -453,7 +494,9 @@ impl<'a> Ctx<'a> {
             let gap = fit(gap, prev_text, self.is_text(kid));
             out.push_str(gap);
             let ind = indent_after(gap, child_indent);
-            self.print(kid, &ind, out)?;
+            // A child left open before the parent's close tag is closed
+            // too: that tag could otherwise match the child.
+            self.print(kid, &ind, k + 1 < kids.len() || !p.fragment, out)?;
         }
         let end_gap = match kids.last() {
             Some(&last) if orig_kids.last() == Some(&last) => gaps[spans.len()],

@@ -11,10 +11,10 @@
 pub mod tokens;
 
 use webrig_adapter_markup::{Dialect, emit_at, parse_doc, subtree};
+use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
 use webrig_adapter_sdk::types::*;
-use webrig_adapter_sdk::Adapter;
 
 /// The adapter (exported as the component's `adapter` interface).
 pub struct HtmlStatic;
@@ -35,7 +35,10 @@ fn bound_element(doc: &webrig_adapter_markup::Doc, want: Option<&str>) -> Option
             .find(|&i| doc.nodes[i].kind == NodeKind::Element && doc.nodes[i].tag == "body"),
         Some(id) => order.into_iter().find(|&i| {
             doc.nodes[i].kind == NodeKind::Element
-                && doc.nodes[i].attributes.iter().any(|a| a.name.eq_ignore_ascii_case("id") && a.value == id)
+                && doc.nodes[i]
+                    .attributes
+                    .iter()
+                    .any(|a| a.name.eq_ignore_ascii_case("id") && a.value == id)
         }),
     }
 }
@@ -47,10 +50,16 @@ impl Adapter for HtmlStatic {
             name: "Static HTML".into(),
             family: "html".into(),
             patterns: vec!["*.html".into(), "*.htm".into()],
-            capabilities: vec!["pull".into(), "push".into(), "tokens".into(), "preview".into()],
-            description: "Binds a page's <body> (or an element by id); pushes keep unchanged markup \
+            capabilities: vec![
+                "pull".into(),
+                "push".into(),
+                "tokens".into(),
+                "preview".into(),
+            ],
+            description:
+                "Binds a page's <body> (or an element by id); pushes keep unchanged markup \
                           byte for byte; tokens are :root custom properties in <style>."
-                .into(),
+                    .into(),
         }
     }
 
@@ -83,7 +92,9 @@ impl Adapter for HtmlStatic {
     }
 
     fn emit(source: &str, bound: Span, graph: &Graph) -> Result<SourceEdit, Error> {
-        emit_at(source, Dialect::Html, bound, graph, |doc, span| doc.element_at(span))
+        emit_at(source, Dialect::Html, bound, graph, |doc, span| {
+            doc.element_at(span)
+        })
     }
 
     fn read_tokens(source: &str) -> Result<Vec<Token>, Error> {

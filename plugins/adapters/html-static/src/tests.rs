@@ -23,13 +23,30 @@ fn slice(src: &str, n: &Node) -> String {
 /// outside the bound span is unchanged. The new source.
 fn push(src: &str, ep: &Entrypoint, g: &Graph) -> String {
     let edit = HtmlStatic::emit(src, ep.span, g).expect("emits");
-    assert!(edit.span.start >= ep.span.start && edit.span.end <= ep.span.end, "edit inside the bound span");
+    assert!(
+        edit.span.start >= ep.span.start && edit.span.end <= ep.span.end,
+        "edit inside the bound span"
+    );
     let out = apply(src, &edit).expect("applies");
-    let (ep2, g2) = pull(&out, if ep.name == "body" { None } else { Some(&ep.name) });
-    assert!(same_shape(g, &g2), "re-parse equals the emitted graph:\n{out}");
+    let (ep2, g2) = pull(
+        &out,
+        if ep.name == "body" {
+            None
+        } else {
+            Some(&ep.name)
+        },
+    );
+    assert!(
+        same_shape(g, &g2),
+        "re-parse equals the emitted graph:\n{out}"
+    );
     let (s, e) = (ep.span.start as usize, ep.span.end as usize);
     assert_eq!(&out[..s], &src[..s], "before the bound span");
-    assert_eq!(&out[ep2.span.end as usize..], &src[e..], "after the bound span");
+    assert_eq!(
+        &out[ep2.span.end as usize..],
+        &src[e..],
+        "after the bound span"
+    );
     out
 }
 
@@ -40,7 +57,12 @@ fn detect_binds_body_or_an_element_by_id() {
     assert!(slice(LANDING, &g.nodes[0]).starts_with("<body class=\"page\">"));
     assert!(slice(LANDING, &g.nodes[0]).ends_with("</body>"));
     assert_eq!(g.root, 1);
-    assert!(g.nodes.iter().enumerate().all(|(i, n)| n.id as usize == i + 1));
+    assert!(
+        g.nodes
+            .iter()
+            .enumerate()
+            .all(|(i, n)| n.id as usize == i + 1)
+    );
     let (ep, g) = pull(LANDING, Some("hero"));
     assert_eq!(ep.name, "hero");
     assert_eq!(g.nodes[0].tag, "section");
@@ -51,16 +73,28 @@ fn detect_binds_body_or_an_element_by_id() {
 #[test]
 fn graph_models_text_style_tokens_and_opaque_parts() {
     let (_, g) = pull(LANDING, None);
-    let button = find(&g, |n| n.attributes.iter().any(|a| a.name == "class" && a.value == "button")).expect("button");
+    let button = find(&g, |n| {
+        n.attributes
+            .iter()
+            .any(|a| a.name == "class" && a.value == "button")
+    })
+    .expect("button");
     let b = get(&g, button).expect("node");
     assert_eq!(b.style.len(), 2);
     assert_eq!(b.token_refs, vec!["--brand"]);
     assert!(b.attributes.iter().all(|a| a.name != "style"));
     let lead = find(&g, |n| n.text.contains("feature flags")).expect("lead text");
-    assert_eq!(get(&g, lead).expect("node").text, "Deploy previews, feature flags & rollbacks in one place.");
+    assert_eq!(
+        get(&g, lead).expect("node").text,
+        "Deploy previews, feature flags & rollbacks in one place."
+    );
     let script = find(&g, |n| n.kind == NodeKind::Opaque).expect("script");
     assert_eq!(get(&g, script).expect("node").tag, "script");
-    assert!(g.nodes.iter().all(|n| n.kind != NodeKind::Text || !n.text.trim().is_empty()));
+    assert!(
+        g.nodes
+            .iter()
+            .all(|n| n.kind != NodeKind::Text || !n.text.trim().is_empty())
+    );
 }
 
 #[test]
@@ -70,11 +104,25 @@ fn round_trip_changes_only_what_changed() {
     let h1_text = text_child(&g, h1).expect("text");
     get_mut(&mut g, h1_text).expect("node").text = "Ship <faster> & safer".into();
     let button = find(&g, |n| n.attributes.iter().any(|a| a.value == "button")).expect("button");
-    get_mut(&mut g, button).expect("node").style[0] = Declaration { property: "padding".into(), value: "16px 32px".into() };
-    let hero = find(&g, |n| n.attributes.iter().any(|a| a.name == "id" && a.value == "hero")).expect("hero");
+    get_mut(&mut g, button).expect("node").style[0] = Declaration {
+        property: "padding".into(),
+        value: "16px 32px".into(),
+    };
+    let hero = find(&g, |n| {
+        n.attributes
+            .iter()
+            .any(|a| a.name == "id" && a.value == "hero")
+    })
+    .expect("hero");
     let at = get(&g, hero).expect("node").children.len();
     let note = insert_element(&mut g, hero, at, "p", "No credit card needed.").expect("inserted");
-    get_mut(&mut g, note).expect("node").attributes.push(Attribute { name: "class".into(), value: "note".into() });
+    get_mut(&mut g, note)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "class".into(),
+            value: "note".into(),
+        });
     let nav = element(&g, "nav").expect("nav");
     get_mut(&mut g, nav).expect("node").attributes[1].value = "Primary \"site\" nav".into();
 
@@ -86,7 +134,10 @@ fn round_trip_changes_only_what_changed() {
     // Untouched nodes keep their exact text (comments, entities, script).
     for tag in ["footer", "blockquote", "script"] {
         let id = find(&g, |n| n.tag == tag).expect("node");
-        assert!(out.contains(&slice(LANDING, get(&g, id).expect("node"))), "{tag} kept");
+        assert!(
+            out.contains(&slice(LANDING, get(&g, id).expect("node"))),
+            "{tag} kept"
+        );
     }
     assert!(out.contains("<!-- Three feature cards -->\n    <section id=\"features\""));
 }
@@ -133,22 +184,37 @@ fn dangling_children_cycles_and_bad_spans_are_errors() {
     get_mut(&mut cycle, h1).expect("node").children.push(1);
     let mut shared = g.clone();
     let footer = element(&shared, "footer").expect("footer");
-    get_mut(&mut shared, h1).expect("node").children.push(footer);
+    get_mut(&mut shared, h1)
+        .expect("node")
+        .children
+        .push(footer);
     let mut dup = g.clone();
     dup.nodes[2].id = 2;
     let mut new_with_span = g.clone();
     let h1_node = get(&new_with_span, h1).expect("h1").clone();
     let new_id = insert_element(&mut new_with_span, 1, 0, "p", "x").expect("p");
     get_mut(&mut new_with_span, new_id).expect("node").span = h1_node.span;
-    for (what, bad) in [("dangling", dangling), ("cycle", cycle), ("shared", shared), ("dup", dup), ("span", new_with_span)] {
+    for (what, bad) in [
+        ("dangling", dangling),
+        ("cycle", cycle),
+        ("shared", shared),
+        ("dup", dup),
+        ("span", new_with_span),
+    ] {
         match HtmlStatic::emit(LANDING, ep.span, &bad) {
             Err(Error::InvalidInput(m)) => assert!(!m.is_empty(), "{what}"),
             other => panic!("{what}: expected invalid-input, got {other:?}"),
         }
     }
-    let wrong_bound = Span { start: ep.span.start + 1, end: ep.span.end };
+    let wrong_bound = Span {
+        start: ep.span.start + 1,
+        end: ep.span.end,
+    };
     assert!(HtmlStatic::emit(LANDING, wrong_bound, &g).is_err());
-    let outside = Span { start: 0, end: u32::MAX };
+    let outside = Span {
+        start: 0,
+        end: u32::MAX,
+    };
     assert!(HtmlStatic::emit(LANDING, outside, &g).is_err());
 }
 
@@ -162,11 +228,28 @@ fn graphs_that_would_not_re_parse_equal_are_refused() {
     let mut bad_tag = g.clone();
     insert_element(&mut bad_tag, 1, 0, "my tag", "x").expect("inserted");
     let mut bad_attr = g.clone();
-    get_mut(&mut bad_attr, h1).expect("node").attributes.push(Attribute { name: "a\"b".into(), value: String::new() });
+    get_mut(&mut bad_attr, h1)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "a\"b".into(),
+            value: String::new(),
+        });
     let mut void_kids = g.clone();
     insert_element(&mut void_kids, 1, 0, "br", "x").expect("inserted");
-    for (what, bad) in [("blank", blank), ("tag", bad_tag), ("attr", bad_attr), ("void", void_kids)] {
-        assert!(matches!(HtmlStatic::emit(LANDING, ep.span, &bad), Err(Error::InvalidInput(_))), "{what}");
+    for (what, bad) in [
+        ("blank", blank),
+        ("tag", bad_tag),
+        ("attr", bad_attr),
+        ("void", void_kids),
+    ] {
+        assert!(
+            matches!(
+                HtmlStatic::emit(LANDING, ep.span, &bad),
+                Err(Error::InvalidInput(_))
+            ),
+            "{what}"
+        );
     }
 }
 
@@ -174,11 +257,20 @@ fn graphs_that_would_not_re_parse_equal_are_refused() {
 fn tokens_are_read_and_rewritten_in_place() {
     let tokens = HtmlStatic::read_tokens(LANDING).expect("reads");
     let names: Vec<&str> = tokens.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["--brand", "--brand-dark", "--radius", "--ink", "--muted"]);
+    assert_eq!(
+        names,
+        ["--brand", "--brand-dark", "--radius", "--ink", "--muted"]
+    );
     assert_eq!(tokens[0].value, "#2f6fed");
     let want = [
-        Token { name: "--brand".into(), value: "#ff5a1f".into() },
-        Token { name: "--space".into(), value: "8px".into() },
+        Token {
+            name: "--brand".into(),
+            value: "#ff5a1f".into(),
+        },
+        Token {
+            name: "--space".into(),
+            value: "8px".into(),
+        },
     ];
     let edit = HtmlStatic::emit_tokens(LANDING, &want).expect("emits");
     let out = apply(LANDING, &edit).expect("applies");
@@ -187,22 +279,42 @@ fn tokens_are_read_and_rewritten_in_place() {
     assert_eq!(after[0].value, "#ff5a1f");
     assert_eq!(after[5].name, "--space");
     assert_eq!(after[2].value, "12px");
-    assert!(out.contains("      --muted: #5b6475;\n      --space: 8px;\n    }"), "{out}");
-    assert!(LANDING.replace("#2f6fed", "#ff5a1f").len() + "\n      --space: 8px;".len() == out.len());
+    assert!(
+        out.contains("      --muted: #5b6475;\n      --space: 8px;\n    }"),
+        "{out}"
+    );
+    assert!(
+        LANDING.replace("#2f6fed", "#ff5a1f").len() + "\n      --space: 8px;".len() == out.len()
+    );
 }
 
 #[test]
 fn tokens_create_a_rule_or_a_style_when_missing() {
     let page = "<html><head><title>x</title></head><body><p>hi</p></body></html>";
-    let t = [Token { name: "--brand".into(), value: "red".into() }];
+    let t = [Token {
+        name: "--brand".into(),
+        value: "red".into(),
+    }];
     let out = apply(page, &HtmlStatic::emit_tokens(page, &t).expect("emits")).expect("applies");
-    assert_eq!(HtmlStatic::read_tokens(&out).expect("reads")[0].value, "red");
+    assert_eq!(
+        HtmlStatic::read_tokens(&out).expect("reads")[0].value,
+        "red"
+    );
     let styled = "<head><style>p { color: blue; }</style></head>";
     let out = apply(styled, &HtmlStatic::emit_tokens(styled, &t).expect("emits")).expect("applies");
     assert_eq!(HtmlStatic::read_tokens(&out).expect("reads").len(), 1);
     assert!(out.contains("p { color: blue; }"));
-    let bad = [Token { name: "--x".into(), value: "red; } body { color: red".into() }];
-    assert!(matches!(HtmlStatic::emit_tokens(styled, &bad), Err(Error::InvalidInput(_))));
-    let bad = [Token { name: "brand".into(), value: "red".into() }];
+    let bad = [Token {
+        name: "--x".into(),
+        value: "red; } body { color: red".into(),
+    }];
+    assert!(matches!(
+        HtmlStatic::emit_tokens(styled, &bad),
+        Err(Error::InvalidInput(_))
+    ));
+    let bad = [Token {
+        name: "brand".into(),
+        value: "red".into(),
+    }];
     assert!(HtmlStatic::emit_tokens(styled, &bad).is_err());
 }

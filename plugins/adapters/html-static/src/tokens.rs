@@ -36,7 +36,10 @@ struct RootRule {
 fn skip(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
         b'/' if b.get(i + 1) == Some(&b'*') => {
-            let end = b[i + 2..].windows(2).position(|w| w == b"*/").map_or(b.len(), |p| i + 2 + p + 2);
+            let end = b[i + 2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(b.len(), |p| i + 2 + p + 2);
             Some(end)
         }
         q @ (b'"' | b'\'') => {
@@ -59,7 +62,9 @@ fn uncommented(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find("/*") {
         out.push_str(&rest[..at]);
-        rest = rest[at + 2..].find("*/").map_or("", |e| &rest[at + 2 + e + 2..]);
+        rest = rest[at + 2..]
+            .find("*/")
+            .map_or("", |e| &rest[at + 2 + e + 2..]);
     }
     out.push_str(rest);
     out.trim().to_string()
@@ -155,7 +160,11 @@ fn rule(src: &str, body: (usize, usize)) -> RootRule {
         }
         i += 1;
     }
-    RootRule { body, decls, last_end }
+    RootRule {
+        body,
+        decls,
+        last_end,
+    }
 }
 
 /// The content ranges of the page's `<style>` elements.
@@ -166,7 +175,9 @@ fn style_ranges(source: &str) -> Result<Vec<(usize, usize)>, Error> {
         let n = &doc.nodes[i];
         if n.kind == NodeKind::Opaque && n.tag == "style" {
             let raw = &source[n.span.0..n.span.1];
-            let (Some(open), Some(close)) = (raw.find('>'), raw.rfind("</")) else { continue };
+            let (Some(open), Some(close)) = (raw.find('>'), raw.rfind("</")) else {
+                continue;
+            };
             if open < close {
                 out.push((n.span.0 + open + 1, n.span.0 + close));
             }
@@ -183,7 +194,10 @@ pub fn read(source: &str) -> Result<Vec<Token>, Error> {
             for d in r.decls {
                 match out.iter_mut().find(|t| t.name == d.name) {
                     Some(t) => t.value = d.value,
-                    None => out.push(Token { name: d.name, value: d.value }),
+                    None => out.push(Token {
+                        name: d.name,
+                        value: d.value,
+                    }),
                 }
             }
         }
@@ -194,9 +208,14 @@ pub fn read(source: &str) -> Result<Vec<Token>, Error> {
 fn check(t: &Token) -> Result<(), Error> {
     let name_ok = t.name.len() > 2
         && t.name.starts_with("--")
-        && t.name[2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        && t.name[2..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !name_ok {
-        return Err(Error::InvalidInput(format!("{:?} is not a custom property name (--a-z0-9_)", t.name)));
+        return Err(Error::InvalidInput(format!(
+            "{:?} is not a custom property name (--a-z0-9_)",
+            t.name
+        )));
     }
     let v = t.value.trim();
     if v.is_empty() || v.contains([';', '{', '}', '<', '\n', '\r']) || v.contains("/*") {
@@ -228,7 +247,11 @@ pub fn emit(source: &str, tokens: &[Token]) -> Result<SourceEdit, Error> {
     for t in tokens {
         let value = t.value.trim();
         let mut found = false;
-        for d in rules.iter().flat_map(|r| &r.decls).filter(|d| d.name == t.name) {
+        for d in rules
+            .iter()
+            .flat_map(|r| &r.decls)
+            .filter(|d| d.name == t.name)
+        {
             found = true;
             if d.value != value {
                 edits.push((d.value_at.0, d.value_at.1, value.to_string()));
@@ -265,19 +288,21 @@ pub fn emit(source: &str, tokens: &[Token]) -> Result<SourceEdit, Error> {
                 match ranges.first() {
                     Some(&(start, _)) => {
                         let base = format!("{}  ", indent_at(source, start));
-                        let rule = format!("\n{base}:root {{\n{}{base}}}", decls(&format!("{base}  ")));
+                        let rule =
+                            format!("\n{base}:root {{\n{}{base}}}", decls(&format!("{base}  ")));
                         edits.push((start, start, rule));
                     }
                     None => {
                         let head = source.to_ascii_lowercase().find("</head").unwrap_or(0);
-                        let style = format!("<style>\n  :root {{\n{}  }}\n</style>\n", decls("    "));
+                        let style =
+                            format!("<style>\n  :root {{\n{}  }}\n</style>\n", decls("    "));
                         edits.push((head, head, style));
                     }
                 }
             }
         }
     }
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut out = source.to_string();
     for (at, to, text) in edits {
         out.replace_range(at..to, &text);

@@ -15,12 +15,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use webrig_adapter_sdk::types::{Error, Graph, Node, NodeKind, SourceEdit, Span};
 use webrig_adapter_sdk::style_text;
+use webrig_adapter_sdk::types::{Error, Graph, Node, NodeKind, SourceEdit, Span};
 
 use crate::entities::{escape_attr, escape_text};
 use crate::graph::{Built, attrs_eq, build, decls_eq, offset};
-use crate::parse::{Dialect, Doc, MAX_DEPTH, PNode, RawAttr, classify, is_blank, is_rcdata, is_void};
+use crate::parse::{
+    Dialect, Doc, MAX_DEPTH, PNode, RawAttr, classify, is_blank, is_rcdata, is_void,
+};
 
 fn bad(message: String) -> Error {
     Error::InvalidInput(message)
@@ -53,11 +55,15 @@ pub fn check_tree(graph: &Graph) -> Result<HashMap<u32, &Node>, Error> {
     let mut stack = vec![(graph.root, 0usize)];
     while let Some((id, depth)) = stack.pop() {
         if depth > MAX_DEPTH {
-            return Err(bad(format!("node {id} is nested deeper than {MAX_DEPTH} levels")));
+            return Err(bad(format!(
+                "node {id} is nested deeper than {MAX_DEPTH} levels"
+            )));
         }
         for &c in &by_id[&id].children {
             if !by_id.contains_key(&c) {
-                return Err(bad(format!("node {id} names child {c}, which is not in the graph")));
+                return Err(bad(format!(
+                    "node {id} names child {c}, which is not in the graph"
+                )));
             }
             if !seen.insert(c) {
                 return Err(bad(format!(
@@ -83,7 +89,13 @@ struct Ctx<'a> {
 
 /// The edit that makes the bound part of `src` (the node `root` of `doc`,
 /// parsed from `src` as `dialect`) read as `graph`.
-pub fn emit(src: &str, dialect: Dialect, doc: &Doc, root: usize, graph: &Graph) -> Result<SourceEdit, Error> {
+pub fn emit(
+    src: &str,
+    dialect: Dialect,
+    doc: &Doc,
+    root: usize,
+    graph: &Graph,
+) -> Result<SourceEdit, Error> {
     let new = check_tree(graph)?;
     let built = build(doc, root);
     if graph.root != built.graph.root {
@@ -103,14 +115,20 @@ pub fn emit(src: &str, dialect: Dialect, doc: &Doc, root: usize, graph: &Graph) 
     };
     for n in &graph.nodes {
         match (ctx.orig.get(&n.id), n.span) {
-            (Some(o), Some(s)) if o.span.is_some_and(|os| os.start != s.start || os.end != s.end) => {
+            (Some(o), Some(s))
+                if o.span
+                    .is_some_and(|os| os.start != s.start || os.end != s.end) =>
+            {
                 return Err(bad(format!(
                     "node {}'s span {}..{} does not match the source (was the file changed?)",
                     n.id, s.start, s.end
                 )));
             }
             (None, Some(_)) => {
-                return Err(bad(format!("node {} has a span but parse gave no such node", n.id)));
+                return Err(bad(format!(
+                    "node {} has a span but parse gave no such node",
+                    n.id
+                )));
             }
             _ => {}
         }
@@ -136,7 +154,9 @@ fn left_open(p: &PNode) -> bool {
 /// it (the tokenizer reads odd names like `a<b` that no close tag matches).
 fn close_tag(id: u32, tag: &str) -> Result<String, Error> {
     let ok = tag.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && tag.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | ':' | '.' | '_'));
+        && tag
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | ':' | '.' | '_'));
     if !ok {
         return Err(bad(format!(
             "node {id}: <{tag}> was left unclosed in the source and cannot be closed by name"
@@ -154,7 +174,13 @@ pub fn minimal_edit(src: &str, span: (usize, usize), new: &str) -> SourceEdit {
         p -= 1;
     }
     let max = ob.len().min(nb.len()) - p;
-    let mut s = ob.iter().rev().zip(nb.iter().rev()).take(max).take_while(|(a, b)| a == b).count();
+    let mut s = ob
+        .iter()
+        .rev()
+        .zip(nb.iter().rev())
+        .take(max)
+        .take_while(|(a, b)| a == b)
+        .count();
     while !old.is_char_boundary(ob.len() - s) || !new.is_char_boundary(nb.len() - s) {
         s -= 1;
     }
@@ -171,12 +197,18 @@ pub fn minimal_edit(src: &str, span: (usize, usize), new: &str) -> SourceEdit {
 fn line_indent(src: &str, at: usize) -> String {
     let line_start = src[..at].rfind('\n').map_or(0, |p| p + 1);
     let before = &src[line_start..at];
-    if is_blank(before) { before.to_string() } else { String::new() }
+    if is_blank(before) {
+        before.to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// The trailing whitespace of a gap (the indentation before what follows).
 fn ws_suffix(gap: &str) -> &str {
-    let keep = gap.trim_end_matches(|c: char| c.is_ascii_whitespace()).len();
+    let keep = gap
+        .trim_end_matches(|c: char| c.is_ascii_whitespace())
+        .len();
     &gap[keep..]
 }
 
@@ -223,7 +255,8 @@ impl<'a> Ctx<'a> {
             return m;
         }
         let n = self.new[&id];
-        let mut same = self.own_same(n) && self.orig.get(&id).is_some_and(|o| o.children == n.children);
+        let mut same =
+            self.own_same(n) && self.orig.get(&id).is_some_and(|o| o.children == n.children);
         if same {
             for &c in &n.children {
                 if !self.unchanged(c) {
@@ -241,24 +274,24 @@ impl<'a> Ctx<'a> {
     /// inside it when re-parsed).
     fn print(&mut self, id: u32, indent: &str, more: bool, out: &mut String) -> Result<(), Error> {
         let n = self.new[&id];
-        if self.unchanged(id) {
-            if let Some(p) = self.pnode(id) {
-                out.push_str(&self.src[p.span.0..p.span.1]);
-                if more {
-                    // Close the chain of elements left open at its end,
-                    // innermost first, so each close tag matches its own.
-                    let mut chain = Vec::new();
-                    let mut at = Some(p);
-                    while let Some(q) = at.filter(|q| left_open(q)) {
-                        chain.push(&q.tag);
-                        at = q.children.last().map(|&c| &self.doc.nodes[c]);
-                    }
-                    for tag in chain.iter().rev() {
-                        out.push_str(&close_tag(id, tag)?);
-                    }
+        if self.unchanged(id)
+            && let Some(p) = self.pnode(id)
+        {
+            out.push_str(&self.src[p.span.0..p.span.1]);
+            if more {
+                // Close the chain of elements left open at its end,
+                // innermost first, so each close tag matches its own.
+                let mut chain = Vec::new();
+                let mut at = Some(p);
+                while let Some(q) = at.filter(|q| left_open(q)) {
+                    chain.push(&q.tag);
+                    at = q.children.last().map(|&c| &self.doc.nodes[c]);
                 }
-                return Ok(());
+                for tag in chain.iter().rev() {
+                    out.push_str(&close_tag(id, tag)?);
+                }
             }
+            return Ok(());
         }
         let orig = self.orig.get(&id).copied();
         if let Some(o) = orig {
@@ -267,7 +300,9 @@ impl<'a> Ctx<'a> {
                     "node {id} ({} `{}`) cannot be changed: {}",
                     kind_name(o.kind),
                     o.tag,
-                    o.unsupported.as_deref().unwrap_or("the adapter does not model it")
+                    o.unsupported
+                        .as_deref()
+                        .unwrap_or("the adapter does not model it")
                 )));
             }
             if o.kind != n.kind {
@@ -299,33 +334,46 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn print_element(&mut self, n: &'a Node, indent: &str, more: bool, out: &mut String) -> Result<(), Error> {
+    fn print_element(
+        &mut self,
+        n: &'a Node,
+        indent: &str,
+        more: bool,
+        out: &mut String,
+    ) -> Result<(), Error> {
         let id = n.id;
         let p = self.pnode(id);
         let own_same = self.own_same(n);
-        if let Some(o) = self.orig.get(&id) {
-            if let Some(why) = &o.unsupported {
-                if !own_same {
-                    return Err(bad(format!(
-                        "node {id} (<{}>) cannot have its tag, attributes or style changed: {why}",
-                        o.tag
-                    )));
-                }
-            }
+        if let Some(o) = self.orig.get(&id)
+            && let Some(why) = &o.unsupported
+            && !own_same
+        {
+            return Err(bad(format!(
+                "node {id} (<{}>) cannot have its tag, attributes or style changed: {why}",
+                o.tag
+            )));
         }
         let void = is_void(&n.tag);
         if void && !n.children.is_empty() {
-            return Err(bad(format!("node {id}: <{}> is a void element and has no children", n.tag)));
+            return Err(bad(format!(
+                "node {id}: <{}> is a void element and has no children",
+                n.tag
+            )));
         }
-        if is_rcdata(&n.tag) {
-            if let Some(&c) = n.children.iter().find(|c| self.new[*c].kind != NodeKind::Text) {
-                return Err(bad(format!("node {c}: <{}> may only hold text", n.tag)));
-            }
+        if is_rcdata(&n.tag)
+            && let Some(&c) = n
+                .children
+                .iter()
+                .find(|c| self.new[*c].kind != NodeKind::Text)
+        {
+            return Err(bad(format!("node {c}: <{}> may only hold text", n.tag)));
         }
         let raw_tags = match p {
-            Some(p) if own_same && !(p.self_closing && !n.children.is_empty()) => Some(p),
+            Some(p) if own_same && (!p.self_closing || n.children.is_empty()) => Some(p),
             Some(p) if p.fragment => {
-                return Err(bad(format!("node {id} is the bound fragment; it has no tag to change")));
+                return Err(bad(format!(
+                    "node {id} is the bound fragment; it has no tag to change"
+                )));
             }
             Some(p) if p.unsupported.is_some() => {
                 return Err(bad(format!(
@@ -345,7 +393,9 @@ impl<'a> Ctx<'a> {
             (Some(p), _) if more && left_open(p) => out.push_str(&close_tag(id, &p.tag)?),
             (Some(p), _) => out.push_str(&self.src[p.close_start..p.span.1]),
             (None, _) if void => {}
-            (None, Some(p)) if p.close_start < p.span.1 => out.push_str(&self.src[p.close_start..p.span.1]),
+            (None, Some(p)) if p.close_start < p.span.1 => {
+                out.push_str(&self.src[p.close_start..p.span.1])
+            }
             (None, _) => {
                 out.push_str("</");
                 out.push_str(&n.tag);
@@ -358,25 +408,44 @@ impl<'a> Ctx<'a> {
     /// A fresh open tag, refused if the dialect would read it differently.
     fn open_tag(&self, n: &Node) -> Result<String, Error> {
         let id = n.id;
-        let tag_ok = n.tag.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        let tag_ok = n
+            .tag
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
             && n.tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
         if !tag_ok {
-            return Err(bad(format!("node {id}: {:?} is not a tag name this adapter writes", n.tag)));
+            return Err(bad(format!(
+                "node {id}: {:?} is not a tag name this adapter writes",
+                n.tag
+            )));
         }
         if matches!(n.tag.to_ascii_lowercase().as_str(), "script" | "style") {
-            return Err(bad(format!("node {id}: <{}> elements are kept verbatim, not written", n.tag)));
+            return Err(bad(format!(
+                "node {id}: <{}> elements are kept verbatim, not written",
+                n.tag
+            )));
         }
         let mut raw = Vec::new();
         for a in &n.attributes {
             let ok = !a.name.is_empty()
                 && !a.name.eq_ignore_ascii_case("style")
                 && !a.name.chars().any(|c| {
-                    c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '/' | '=' | '{' | '}')
+                    c.is_whitespace()
+                        || c.is_control()
+                        || matches!(c, '"' | '\'' | '<' | '>' | '/' | '=' | '{' | '}')
                 });
             if !ok {
-                return Err(bad(format!("node {id}: {:?} is not an attribute name this adapter writes", a.name)));
+                return Err(bad(format!(
+                    "node {id}: {:?} is not an attribute name this adapter writes",
+                    a.name
+                )));
             }
-            raw.push(RawAttr { name: a.name.clone(), value: Some(a.value.clone()), expr: false });
+            raw.push(RawAttr {
+                name: a.name.clone(),
+                value: Some(a.value.clone()),
+                expr: false,
+            });
         }
         for d in &n.style {
             let ok = !d.property.trim().is_empty()
@@ -392,7 +461,11 @@ impl<'a> Ctx<'a> {
             }
         }
         if !n.style.is_empty() {
-            raw.push(RawAttr { name: "style".into(), value: Some(style_text(&n.style)), expr: false });
+            raw.push(RawAttr {
+                name: "style".into(),
+                value: Some(style_text(&n.style)),
+                expr: false,
+            });
         }
         let (kind, _, _, why) = classify(self.dialect, &n.tag, &raw);
         if kind != NodeKind::Element || why.is_some() {
@@ -412,7 +485,10 @@ impl<'a> Ctx<'a> {
             }
         }
         if !n.style.is_empty() {
-            s.push_str(&format!(" style=\"{}\"", escape_attr(&style_text(&n.style), braces)));
+            s.push_str(&format!(
+                " style=\"{}\"",
+                escape_attr(&style_text(&n.style), braces)
+            ));
         }
         s.push('>');
         Ok(s)
@@ -478,12 +554,19 @@ impl<'a> Ctx<'a> {
         }
         gaps.push(&src[at..p.close_start]);
         let lead = ws_suffix(gaps[0]);
-        let sep = gaps.get(1).filter(|_| spans.len() > 1).map_or(lead, |g| ws_suffix(g));
+        let sep = gaps
+            .get(1)
+            .filter(|_| spans.len() > 1)
+            .map_or(lead, |g| ws_suffix(g));
         let trail = ws_suffix(gaps[spans.len()]);
         let pos = |id: u32| orig_kids.iter().position(|&c| c == id);
         for (k, &kid) in kids.iter().enumerate() {
             let gap = if k == 0 {
-                if orig_kids.first() == Some(&kid) { gaps[0] } else { lead }
+                if orig_kids.first() == Some(&kid) {
+                    gaps[0]
+                } else {
+                    lead
+                }
             } else {
                 match (pos(kids[k - 1]), pos(kid)) {
                     (Some(a), Some(b)) if a + 1 == b => gaps[b],

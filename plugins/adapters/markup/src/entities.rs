@@ -130,7 +130,10 @@ mod tests {
 
     #[test]
     fn decodes_named_and_numeric_references() {
-        assert_eq!(decode("a &amp; b &lt;&#123;&#x7D;&copy;"), "a & b <{}\u{a9}");
+        assert_eq!(
+            decode("a &amp; b &lt;&#123;&#x7D;&copy;"),
+            "a & b <{}\u{a9}"
+        );
         assert_eq!(decode("&unknown; &amp &#xZZ; &"), "&unknown; &amp &#xZZ; &");
         assert_eq!(decode("&#0;&#x110000;"), "\u{fffd}\u{fffd}");
     }

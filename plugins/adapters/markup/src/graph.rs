@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use webrig_adapter_sdk::types::{Attribute, Declaration, Graph, Node, NodeKind, Span};
 use webrig_adapter_sdk::token_refs;
+use webrig_adapter_sdk::types::{Attribute, Declaration, Graph, Node, NodeKind, Span};
 
 use crate::parse::Doc;
 
@@ -40,7 +40,10 @@ pub fn build(doc: &Doc, root: usize) -> Built {
         let children = if n.kind == NodeKind::Component {
             Vec::new()
         } else {
-            n.children.iter().filter_map(|c| id_of.get(c).copied()).collect()
+            n.children
+                .iter()
+                .filter_map(|c| id_of.get(c).copied())
+                .collect()
         };
         let mut refs: Vec<String> = Vec::new();
         for d in &n.style {
@@ -91,7 +94,9 @@ pub fn same_shape(a: &Graph, b: &Graph) -> bool {
         if seen > a.nodes.len() + 1 {
             return false;
         }
-        let (Some(x), Some(y)) = (ia.get(&x), ib.get(&y)) else { return false };
+        let (Some(x), Some(y)) = (ia.get(&x), ib.get(&y)) else {
+            return false;
+        };
         if x.kind != y.kind
             || x.tag != y.tag
             || !attrs_eq(&x.attributes, &y.attributes)
@@ -108,14 +113,16 @@ pub fn same_shape(a: &Graph, b: &Graph) -> bool {
 
 /// Attribute lists equal, in order (WIT records have no `PartialEq`).
 pub fn attrs_eq(a: &[Attribute], b: &[Attribute]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.value == y.value)
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.name == y.name && x.value == y.value)
 }
 
 /// Declaration lists equal, in order.
 pub fn decls_eq(a: &[Declaration], b: &[Declaration]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| x.property == y.property && x.value == y.value)
 }

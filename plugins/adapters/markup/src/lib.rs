@@ -29,7 +29,8 @@ use webrig_adapter_sdk::types::{Error, Graph, SourceEdit, Span};
 
 /// Parses `src` as `dialect`; a parse error is `invalid-input`.
 pub fn parse_doc(src: &str, dialect: Dialect) -> Result<Doc, Error> {
-    parse::parse(src, dialect).map_err(|e| Error::InvalidInput(format!("cannot parse the markup: {e}")))
+    parse::parse(src, dialect)
+        .map_err(|e| Error::InvalidInput(format!("cannot parse the markup: {e}")))
 }
 
 /// The graph of the subtree of `doc` rooted at node `root` (ids from 1 in

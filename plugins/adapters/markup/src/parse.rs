@@ -15,8 +15,8 @@
 //! tags (`<p>` closed by a block, `<li>` by the next `<li>`): such markup
 //! nests as written. Depth is capped at [`MAX_DEPTH`].
 
-use webrig_adapter_sdk::types::{Attribute, Declaration, NodeKind};
 use webrig_adapter_sdk::parse_style;
+use webrig_adapter_sdk::types::{Attribute, Declaration, NodeKind};
 
 use crate::entities::decode;
 
@@ -125,8 +125,20 @@ impl Doc {
 pub fn is_void(tag: &str) -> bool {
     matches!(
         tag.to_ascii_lowercase().as_str(),
-        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
-            | "param" | "source" | "track" | "wbr"
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
     )
 }
 
@@ -298,21 +310,43 @@ fn read_start_tag(src: &str, at: usize, dialect: Dialect) -> Result<StartTag, St
     let b = src.as_bytes();
     let unterminated = || format!("unterminated tag at byte {at}");
     let mut j = at + 1;
-    while j < b.len() && !is_ws(b[j]) && b[j] != b'>' && !(b[j] == b'/' && b.get(j + 1) == Some(&b'>')) {
+    while j < b.len()
+        && !is_ws(b[j])
+        && b[j] != b'>'
+        && !(b[j] == b'/' && b.get(j + 1) == Some(&b'>'))
+    {
         j += 1;
     }
     let name = &src[at + 1..j];
-    let name = if dialect == Dialect::Html { name.to_ascii_lowercase() } else { name.to_string() };
+    let name = if dialect == Dialect::Html {
+        name.to_ascii_lowercase()
+    } else {
+        name.to_string()
+    };
     let mut attrs = Vec::new();
     loop {
         while j < b.len() && is_ws(b[j]) {
             j += 1;
         }
-        let Some(&c) = b.get(j) else { return Err(unterminated()) };
+        let Some(&c) = b.get(j) else {
+            return Err(unterminated());
+        };
         match c {
-            b'>' => return Ok(StartTag { name, attrs, end: j + 1, self_closing: false }),
+            b'>' => {
+                return Ok(StartTag {
+                    name,
+                    attrs,
+                    end: j + 1,
+                    self_closing: false,
+                });
+            }
             b'/' if b.get(j + 1) == Some(&b'>') => {
-                return Ok(StartTag { name, attrs, end: j + 2, self_closing: true });
+                return Ok(StartTag {
+                    name,
+                    attrs,
+                    end: j + 2,
+                    self_closing: true,
+                });
             }
             b'/' => {
                 j += 1;
@@ -320,7 +354,11 @@ fn read_start_tag(src: &str, at: usize, dialect: Dialect) -> Result<StartTag, St
             }
             b'{' if dialect == Dialect::Svelte => {
                 let e = brace_end(b, j)?;
-                attrs.push(RawAttr { name: src[j..e].to_string(), value: None, expr: true });
+                attrs.push(RawAttr {
+                    name: src[j..e].to_string(),
+                    value: None,
+                    expr: true,
+                });
                 j = e;
                 continue;
             }
@@ -342,14 +380,20 @@ fn read_start_tag(src: &str, at: usize, dialect: Dialect) -> Result<StartTag, St
             k += 1;
         }
         if b.get(k) != Some(&b'=') {
-            attrs.push(RawAttr { name: attr_name, value: None, expr: false });
+            attrs.push(RawAttr {
+                name: attr_name,
+                value: None,
+                expr: false,
+            });
             continue;
         }
         k += 1;
         while k < b.len() && is_ws(b[k]) {
             k += 1;
         }
-        let Some(&q) = b.get(k) else { return Err(unterminated()) };
+        let Some(&q) = b.get(k) else {
+            return Err(unterminated());
+        };
         let (value, expr) = match q {
             b'"' | b'\'' => {
                 let end = find(b, k + 1, &[q]).ok_or_else(unterminated)?;
@@ -372,7 +416,11 @@ fn read_start_tag(src: &str, at: usize, dialect: Dialect) -> Result<StartTag, St
                 (decode(&src[k..e]), false)
             }
         };
-        attrs.push(RawAttr { name: attr_name, value: Some(value), expr });
+        attrs.push(RawAttr {
+            name: attr_name,
+            value: Some(value),
+            expr,
+        });
     }
 }
 
@@ -445,7 +493,12 @@ impl Builder<'_> {
 /// deeper than [`MAX_DEPTH`].
 pub fn parse(src: &str, dialect: Dialect) -> Result<Doc, String> {
     let b = src.as_bytes();
-    let mut bld = Builder { src, dialect, doc: Doc::default(), stack: Vec::new() };
+    let mut bld = Builder {
+        src,
+        dialect,
+        doc: Doc::default(),
+        stack: Vec::new(),
+    };
     let mut text: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
@@ -464,10 +517,16 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Doc, String> {
                 j += 1;
             }
             let name = &src[i + 2..j];
-            let end = find(b, j, b">").map(|e| e + 1).ok_or_else(|| format!("unterminated close tag at byte {i}"))?;
+            let end = find(b, j, b">")
+                .map(|e| e + 1)
+                .ok_or_else(|| format!("unterminated close tag at byte {i}"))?;
             let pos = bld.stack.iter().rposition(|&e| {
                 let tag = &bld.doc.nodes[e].tag;
-                if dialect == Dialect::Html { tag.eq_ignore_ascii_case(name) } else { tag == name }
+                if dialect == Dialect::Html {
+                    tag.eq_ignore_ascii_case(name)
+                } else {
+                    tag == name
+                }
             });
             if let Some(pos) = pos {
                 bld.close(pos, (i, end));
@@ -478,8 +537,15 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Doc, String> {
             i = start_element(&mut bld, i)?;
         } else if dialect == Dialect::Vue && c == b'{' && next == b'{' {
             bld.flush_text(&mut text, i);
-            let end = find(b, i + 2, b"}}").map(|e| e + 2).ok_or_else(|| format!("unclosed `{{{{` at byte {i}"))?;
-            bld.leaf(NodeKind::Opaque, "interpolation", src[i..end].to_string(), (i, end));
+            let end = find(b, i + 2, b"}}")
+                .map(|e| e + 2)
+                .ok_or_else(|| format!("unclosed `{{{{` at byte {i}"))?;
+            bld.leaf(
+                NodeKind::Opaque,
+                "interpolation",
+                src[i..end].to_string(),
+                (i, end),
+            );
             i = end;
         } else if dialect == Dialect::Svelte && c == b'{' {
             bld.flush_text(&mut text, i);
@@ -488,7 +554,10 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Doc, String> {
                     .iter()
                     .position(|c| !c.is_ascii_alphabetic())
                     .map_or(b.len(), |p| p + i + 2);
-                (svelte_block_end(b, i)?, format!("{{#{}}} block", &src[i + 2..word_end]))
+                (
+                    svelte_block_end(b, i)?,
+                    format!("{{#{}}} block", &src[i + 2..word_end]),
+                )
             } else {
                 (brace_end(b, i)?, "expression".to_string())
             };
@@ -522,7 +591,9 @@ fn start_element(bld: &mut Builder<'_>, at: usize) -> Result<usize, String> {
         return Ok(end);
     }
     if bld.stack.len() >= MAX_DEPTH {
-        return Err(format!("elements nest deeper than {MAX_DEPTH} levels at byte {at}"));
+        return Err(format!(
+            "elements nest deeper than {MAX_DEPTH} levels at byte {at}"
+        ));
     }
     let (kind, attributes, style, unsupported) = classify(bld.dialect, &tag.name, &tag.attrs);
     let closed = tag.self_closing || is_void(&tag.name);

@@ -13,7 +13,10 @@ fn spans_are_exact() {
     let p = &g.nodes[1];
     assert_eq!(p.tag, "p");
     let s = p.span.expect("span");
-    assert_eq!(&src[s.start as usize..s.end as usize], "<p>Hi &amp; bye</p>");
+    assert_eq!(
+        &src[s.start as usize..s.end as usize],
+        "<p>Hi &amp; bye</p>"
+    );
     assert_eq!(g.nodes[2].text, "Hi & bye");
     assert_eq!(g.nodes.len(), 5);
 }
@@ -27,18 +30,51 @@ fn comments_and_blank_text_are_not_nodes_but_survive_an_edit() {
     let b = testing::text_child(&g, 4).expect("text");
     testing::get_mut(&mut g, b).expect("node").text = "B".into();
     let edit = emit::emit(src, Dialect::Html, &doc, 0, &g).expect("emits");
-    assert_eq!(apply(src, &edit).expect("applies"), src.replace(">b<", ">B<"));
+    assert_eq!(
+        apply(src, &edit).expect("applies"),
+        src.replace(">b<", ">B<")
+    );
     assert_eq!(edit.text, "B");
 }
 
 #[test]
 fn truncated_and_soup_input_never_panics() {
     let cases = [
-        "<", "<d", "<div", "<div class", "<div class=", "<div class=\"a", "<div class='a", "</", "</di",
-        "</div", "<!--", "<!-- x --", "<!", "<?xml", "<script>", "<script>let a = '</scr'", "<style>p{",
-        "<title>x", "<textarea>", "{{ a", "{#if x}", "{a", "<a b={c", "<<<>><</><a<b<c>>>", "<a<b<c",
-        "<>", "< div>", "<p>&#xFFFFFFFF;&#99999999999;&", "<div/><br/></br></p>", "\u{0}<\u{0}>",
-        "<é>日本</é>", "<a href=\u{a0}x>", "<a =b>", "<a ==>", "<a/b/c>",
+        "<",
+        "<d",
+        "<div",
+        "<div class",
+        "<div class=",
+        "<div class=\"a",
+        "<div class='a",
+        "</",
+        "</di",
+        "</div",
+        "<!--",
+        "<!-- x --",
+        "<!",
+        "<?xml",
+        "<script>",
+        "<script>let a = '</scr'",
+        "<style>p{",
+        "<title>x",
+        "<textarea>",
+        "{{ a",
+        "{#if x}",
+        "{a",
+        "<a b={c",
+        "<<<>><</><a<b<c>>>",
+        "<a<b<c",
+        "<>",
+        "< div>",
+        "<p>&#xFFFFFFFF;&#99999999999;&",
+        "<div/><br/></br></p>",
+        "\u{0}<\u{0}>",
+        "<é>日本</é>",
+        "<a href=\u{a0}x>",
+        "<a =b>",
+        "<a ==>",
+        "<a/b/c>",
     ];
     for src in cases {
         for d in [Dialect::Html, Dialect::Vue, Dialect::Svelte] {
@@ -71,10 +107,17 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     for k in 0..(MAX_DEPTH as u32 + 10) {
         let id = 100_000 + k;
         let mut n = webrig_adapter_sdk::node(id, NodeKind::Element, "b");
-        n.children = if k + 1 < MAX_DEPTH as u32 + 10 { vec![id + 1] } else { vec![] };
+        n.children = if k + 1 < MAX_DEPTH as u32 + 10 {
+            vec![id + 1]
+        } else {
+            vec![]
+        };
         chain.nodes.push(n);
     }
-    testing::get_mut(&mut chain, 1).expect("root").children.push(100_000);
+    testing::get_mut(&mut chain, 1)
+        .expect("root")
+        .children
+        .push(100_000);
     assert!(emit::emit(&ok, Dialect::Html, &doc, 0, &chain).is_err());
 }
 
@@ -91,14 +134,48 @@ impl Rng {
 }
 
 const PIECES: &[&str] = &[
-    "<div>", "</div>", "<p class=\"a\">", "</p>", "<span style=\"color: red\">", "</span>", "<br>",
-    "<img src=x>", "text", " ", "\n  ", "&amp;", "&lt;", "é", "日本", "<!-- c -->", "<", ">", "\"",
-    "{{ x }}", "{y}", "{#if a}<b>z</b>{/if}", "<a v-if=\"q\">", "</a>", "<i on:click={f}>", "</i>",
-    "<Comp/>", "<script>1<2</script>", "<style>p{}</style>", "<li>", "</li>", "=", "/>", "'",
+    "<div>",
+    "</div>",
+    "<p class=\"a\">",
+    "</p>",
+    "<span style=\"color: red\">",
+    "</span>",
+    "<br>",
+    "<img src=x>",
+    "text",
+    " ",
+    "\n  ",
+    "&amp;",
+    "&lt;",
+    "é",
+    "日本",
+    "<!-- c -->",
+    "<",
+    ">",
+    "\"",
+    "{{ x }}",
+    "{y}",
+    "{#if a}<b>z</b>{/if}",
+    "<a v-if=\"q\">",
+    "</a>",
+    "<i on:click={f}>",
+    "</i>",
+    "<Comp/>",
+    "<script>1<2</script>",
+    "<style>p{}</style>",
+    "<li>",
+    "</li>",
+    "=",
+    "/>",
+    "'",
 ];
 
 fn text_nodes(g: &Graph) -> Vec<u32> {
-    g.nodes.iter().filter(|n| n.kind == NodeKind::Text).map(|n| n.id).collect()
+    g.nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Text)
+        .map(|n| n.id)
+        .collect()
 }
 
 #[test]
@@ -107,11 +184,19 @@ fn generated_documents_round_trip_or_are_refused() {
     let mut round_trips = 0;
     for _ in 0..3000 {
         let len = rng.next() % 24;
-        let src: String = (0..len).map(|_| PIECES[rng.next() % PIECES.len()]).collect();
+        let src: String = (0..len)
+            .map(|_| PIECES[rng.next() % PIECES.len()])
+            .collect();
         let src = format!("<main>{src}</main>");
         for d in [Dialect::Html, Dialect::Vue, Dialect::Svelte] {
-            let Ok(doc) = parse_doc(&src, d) else { continue };
-            let Some(root) = doc.top.iter().copied().find(|&i| doc.nodes[i].kind == NodeKind::Element)
+            let Ok(doc) = parse_doc(&src, d) else {
+                continue;
+            };
+            let Some(root) = doc
+                .top
+                .iter()
+                .copied()
+                .find(|&i| doc.nodes[i].kind == NodeKind::Element)
             else {
                 continue;
             };
@@ -121,21 +206,33 @@ fn generated_documents_round_trip_or_are_refused() {
                 testing::get_mut(&mut g, t).expect("text").text = "T & <u> {v}".into();
             }
             let kids = g.nodes[0].children.len();
-            testing::insert_element(&mut g, 1, rng.next() % (kids + 1), "em", "new").expect("inserted");
-            if kids > 2 && rng.next() % 2 == 0 {
+            testing::insert_element(&mut g, 1, rng.next() % (kids + 1), "em", "new")
+                .expect("inserted");
+            if kids > 2 && rng.next().is_multiple_of(2) {
                 g.nodes[0].children.remove(0);
             }
-            let Ok(edit) = emit::emit(&src, d, &doc, root, &g) else { continue };
+            let Ok(edit) = emit::emit(&src, d, &doc, root, &g) else {
+                continue;
+            };
             let out = apply(&src, &edit).expect("applies inside the source");
             let (s, e) = doc.nodes[root].span;
             assert!(edit.span.start as usize >= s && edit.span.end as usize <= e);
             let new_end = e + edit.text.len() - (edit.span.end - edit.span.start) as usize;
-            let doc2 = parse_doc(&out, d).unwrap_or_else(|e| panic!("{d:?} {src:?} -> {out:?}: {e:?}"));
+            let doc2 =
+                parse_doc(&out, d).unwrap_or_else(|e| panic!("{d:?} {src:?} -> {out:?}: {e:?}"));
             let root2 = doc2.element_at((s, new_end)).unwrap_or_else(|| {
-                panic!("{d:?} {src:?} -> {out:?} {edit:?} {:?}", doc2.nodes.iter().map(|n| n.span).collect::<Vec<_>>())
+                panic!(
+                    "{d:?} {src:?} -> {out:?} {edit:?} {:?}",
+                    doc2.nodes.iter().map(|n| n.span).collect::<Vec<_>>()
+                )
             });
             let g2 = subtree(&doc2, root2);
-            assert!(same_shape(&g, &g2), "{d:?}\n{src:?}\n-> {out:?}\n{:?}\n{:?}", dump(&g), dump(&g2));
+            assert!(
+                same_shape(&g, &g2),
+                "{d:?}\n{src:?}\n-> {out:?}\n{:?}\n{:?}",
+                dump(&g),
+                dump(&g2)
+            );
             round_trips += 1;
         }
     }
@@ -148,7 +245,13 @@ fn dump(g: &Graph) -> Vec<String> {
     let mut stack = vec![(g.root, 0)];
     while let Some((id, depth)) = stack.pop() {
         let n = by[&id];
-        out.push(format!("{}{:?} {} {:?}", " ".repeat(depth), n.kind, n.tag, n.text));
+        out.push(format!(
+            "{}{:?} {} {:?}",
+            " ".repeat(depth),
+            n.kind,
+            n.tag,
+            n.text
+        ));
         stack.extend(n.children.iter().rev().map(|&c| (c, depth + 1)));
     }
     out

@@ -20,10 +20,10 @@
 //! `<script>` or `<style>` between them is an opaque child.
 
 use webrig_adapter_markup::{Dialect, Doc, emit_at, parse_doc, subtree};
+use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
 use webrig_adapter_sdk::types::*;
-use webrig_adapter_sdk::Adapter;
 
 /// The adapter (exported as the component's `adapter` interface).
 pub struct SvelteSfc;
@@ -40,7 +40,10 @@ fn markup(doc: &Doc) -> Option<(Vec<usize>, (usize, usize))> {
     let first = doc.top.iter().position(is_markup)?;
     let last = doc.top.iter().rposition(is_markup)?;
     let kids = doc.top[first..=last].to_vec();
-    let span = (doc.nodes[kids[0]].span.0, doc.nodes[kids[kids.len() - 1]].span.1);
+    let span = (
+        doc.nodes[kids[0]].span.0,
+        doc.nodes[kids[kids.len() - 1]].span.1,
+    );
     Some((kids, span))
 }
 

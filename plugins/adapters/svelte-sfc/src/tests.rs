@@ -23,8 +23,14 @@ fn push(src: &str, ep: &Entrypoint, g: &Graph) -> String {
     assert!(edit.span.start >= ep.span.start && edit.span.end <= ep.span.end);
     let out = apply(src, &edit).expect("applies");
     let (ep2, g2) = pull(&out);
-    assert!(same_shape(g, &g2), "re-parse equals the emitted graph:\n{out}");
-    assert_eq!(&out[..ep.span.start as usize], &src[..ep.span.start as usize]);
+    assert!(
+        same_shape(g, &g2),
+        "re-parse equals the emitted graph:\n{out}"
+    );
+    assert_eq!(
+        &out[..ep.span.start as usize],
+        &src[..ep.span.start as usize]
+    );
     assert_eq!(&out[ep2.span.end as usize..], &src[ep.span.end as usize..]);
     out
 }
@@ -34,12 +40,21 @@ fn markup_is_bound_with_blocks_and_directives_kept() {
     let (ep, g) = pull(COUNTER);
     assert_eq!(ep.name, "markup");
     let all = slice(COUNTER, &g.nodes[0]);
-    assert!(all.starts_with("<section class=\"counter\">") && all.ends_with("</footer>"), "{all}");
+    assert!(
+        all.starts_with("<section class=\"counter\">") && all.ends_with("</footer>"),
+        "{all}"
+    );
     assert_eq!(g.nodes[0].tag, FRAGMENT);
     assert_eq!(g.nodes[0].children.len(), 2);
     let button = element(&g, "button").expect("button");
     let b = get(&g, button).expect("node");
-    assert!(b.unsupported.as_deref().is_some_and(|w| w.contains("on:click")), "{:?}", b.unsupported);
+    assert!(
+        b.unsupported
+            .as_deref()
+            .is_some_and(|w| w.contains("on:click")),
+        "{:?}",
+        b.unsupported
+    );
     assert_eq!(b.children.len(), 3, "{{label}}, text, {{count}}");
     let block = find(&g, |n| n.tag == "{#if} block").expect("if block");
     let text = &get(&g, block).expect("node").text;
@@ -55,19 +70,37 @@ fn round_trip_edits_static_markup() {
     let t = text_child(&g, hint).expect("text");
     get_mut(&mut g, t).expect("node").text = "Press {it} & count".into();
     let h2 = element(&g, "h2").expect("h2");
-    get_mut(&mut g, h2).expect("node").style.push(Declaration { property: "color".into(), value: "var(--brand)".into() });
+    get_mut(&mut g, h2).expect("node").style.push(Declaration {
+        property: "color".into(),
+        value: "var(--brand)".into(),
+    });
     let ul = element(&g, "ul").expect("ul");
     insert_element(&mut g, ul, 0, "li", "Tip zero").expect("li");
     let footer = element(&g, "footer").expect("footer");
-    get_mut(&mut g, footer).expect("node").attributes.push(Attribute { name: "data-x".into(), value: "1".into() });
+    get_mut(&mut g, footer)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "data-x".into(),
+            value: "1".into(),
+        });
     insert_element(&mut g, 1, 2, "aside", "New top-level").expect("aside");
 
     let out = push(COUNTER, &ep, &g);
-    assert!(out.contains("<p class=\"hint\">Press &#123;it&#125; &amp; count</p>"), "{out}");
+    assert!(
+        out.contains("<p class=\"hint\">Press &#123;it&#125; &amp; count</p>"),
+        "{out}"
+    );
     assert!(out.contains("<h2 class=\"counter-title\" style=\"color: var(--brand)\">Counter</h2>"));
-    assert!(out.contains("<ul class=\"tips\">\n    <li>Tip zero</li>\n    <li>Tip one</li>"), "{out}");
+    assert!(
+        out.contains("<ul class=\"tips\">\n    <li>Tip zero</li>\n    <li>Tip one</li>"),
+        "{out}"
+    );
     assert!(out.contains("<footer class=\"counter-footer\" data-x=\"1\">"));
-    assert!(out.contains("</footer>\n\n<aside>New top-level</aside>\n\n<style>"), "{out}");
+    assert!(
+        out.contains("</footer>\n\n<aside>New top-level</aside>\n\n<style>"),
+        "{out}"
+    );
     let block = find(&g, |n| n.tag == "{#if} block").expect("block");
     assert!(out.contains(&get(&g, block).expect("node").text));
     let button = element(&g, "button").expect("button");
@@ -93,7 +126,13 @@ fn blocks_directives_and_expression_attributes_cannot_change() {
     }
     let mut braces = g.clone();
     let p = element(&braces, "p").expect("p");
-    get_mut(&mut braces, p).expect("node").attributes.push(Attribute { name: "on:click".into(), value: "f".into() });
+    get_mut(&mut braces, p)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "on:click".into(),
+            value: "f".into(),
+        });
     assert!(SvelteSfc::emit(COUNTER, ep.span, &braces).is_err());
     let mut root_tag = g.clone();
     get_mut(&mut root_tag, 1).expect("root").tag = "div".into();

@@ -20,10 +20,10 @@
 //! `<template>` element (open tag to close tag), which is the graph's root.
 
 use webrig_adapter_markup::{Dialect, Doc, emit_at, parse_doc, subtree};
+use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
 use webrig_adapter_sdk::types::*;
-use webrig_adapter_sdk::Adapter;
 
 /// The adapter (exported as the component's `adapter` interface).
 pub struct VueSfc;
@@ -52,9 +52,10 @@ impl Adapter for VueSfc {
             family: "vue".into(),
             patterns: vec!["*.vue".into()],
             capabilities: vec!["pull".into(), "push".into()],
-            description: "Binds the <template> block, read as HTML: {{ }} interpolations are opaque, \
+            description:
+                "Binds the <template> block, read as HTML: {{ }} interpolations are opaque, \
                           elements with directives are unsupported (children editable)."
-                .into(),
+                    .into(),
         }
     }
 

@@ -23,8 +23,14 @@ fn push(src: &str, ep: &Entrypoint, g: &Graph) -> String {
     assert!(edit.span.start >= ep.span.start && edit.span.end <= ep.span.end);
     let out = apply(src, &edit).expect("applies");
     let (ep2, g2) = pull(&out);
-    assert!(same_shape(g, &g2), "re-parse equals the emitted graph:\n{out}");
-    assert_eq!(&out[..ep.span.start as usize], &src[..ep.span.start as usize]);
+    assert!(
+        same_shape(g, &g2),
+        "re-parse equals the emitted graph:\n{out}"
+    );
+    assert_eq!(
+        &out[..ep.span.start as usize],
+        &src[..ep.span.start as usize]
+    );
     assert_eq!(&out[ep2.span.end as usize..], &src[ep.span.end as usize..]);
     out
 }
@@ -33,15 +39,36 @@ fn push(src: &str, ep: &Entrypoint, g: &Graph) -> String {
 fn template_is_bound_with_directives_and_interpolations_kept() {
     let (ep, g) = pull(CARD);
     assert_eq!(ep.name, "template");
-    assert!(slice(CARD, &g.nodes[0]).starts_with("<template>") && slice(CARD, &g.nodes[0]).ends_with("</template>"));
+    assert!(
+        slice(CARD, &g.nodes[0]).starts_with("<template>")
+            && slice(CARD, &g.nodes[0]).ends_with("</template>")
+    );
     let article = element(&g, "article").expect("article");
     let a = get(&g, article).expect("node");
-    assert!(a.unsupported.as_deref().is_some_and(|w| w.contains(":class")), "{:?}", a.unsupported);
+    assert!(
+        a.unsupported
+            .as_deref()
+            .is_some_and(|w| w.contains(":class")),
+        "{:?}",
+        a.unsupported
+    );
     assert_eq!(a.attributes.len(), 1);
     let badge = element(&g, "span").expect("span");
-    assert!(get(&g, badge).expect("node").unsupported.as_deref().is_some_and(|w| w.contains("v-if")));
+    assert!(
+        get(&g, badge)
+            .expect("node")
+            .unsupported
+            .as_deref()
+            .is_some_and(|w| w.contains("v-if"))
+    );
     let button = element(&g, "button").expect("button");
-    assert!(get(&g, button).expect("node").unsupported.as_deref().is_some_and(|w| w.contains("@click")));
+    assert!(
+        get(&g, button)
+            .expect("node")
+            .unsupported
+            .as_deref()
+            .is_some_and(|w| w.contains("@click"))
+    );
     let interp = find(&g, |n| n.kind == NodeKind::Opaque).expect("interpolation");
     assert_eq!(get(&g, interp).expect("node").text, "{{ title }}");
     assert!(VueSfc::detect("Card.tsx", CARD, None).is_none());
@@ -55,22 +82,40 @@ fn round_trip_inside_directive_elements() {
     let t = text_child(&g, body).expect("text");
     get_mut(&mut g, t).expect("node").text = "Plans from {9} a month".into();
     let footer = element(&g, "footer").expect("footer");
-    get_mut(&mut g, footer).expect("node").style[1] = Declaration { property: "gap".into(), value: "12px".into() };
+    get_mut(&mut g, footer).expect("node").style[1] = Declaration {
+        property: "gap".into(),
+        value: "12px".into(),
+    };
     let ul = element(&g, "ul").expect("ul");
     insert_element(&mut g, ul, 2, "li", "Audit log").expect("li");
     let a = element(&g, "a").expect("a");
-    get_mut(&mut g, a).expect("node").attributes.push(Attribute { name: "title".into(), value: "Sign up".into() });
+    get_mut(&mut g, a)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "title".into(),
+            value: "Sign up".into(),
+        });
 
     let out = push(CARD, &ep, &g);
-    assert!(out.contains("<p class=\"card-body\">Plans from &#123;9} a month</p>"), "{out}");
+    assert!(
+        out.contains("<p class=\"card-body\">Plans from &#123;9} a month</p>"),
+        "{out}"
+    );
     assert!(out.contains("<footer class=\"card-footer\" style=\"display: flex; gap: 12px\">"));
-    assert!(out.contains("<li>Role-based access</li>\n      <li>Audit log</li>\n    </ul>"), "{out}");
+    assert!(
+        out.contains("<li>Role-based access</li>\n      <li>Audit log</li>\n    </ul>"),
+        "{out}"
+    );
     assert!(out.contains("<a class=\"button\" href=\"/signup\" title=\"Sign up\">Get started</a>"));
     // The directive elements' own tags are copied, as are untouched nodes.
     assert!(out.contains("<article class=\"card\" :class=\"{ featured }\">"));
     for tag in ["header", "button"] {
         let id = element(&g, tag).expect("node");
-        assert!(out.contains(&slice(CARD, get(&g, id).expect("node"))), "{tag}");
+        assert!(
+            out.contains(&slice(CARD, get(&g, id).expect("node"))),
+            "{tag}"
+        );
     }
 }
 
@@ -88,12 +133,21 @@ fn directives_and_interpolations_cannot_change() {
     let span = element(&attr, "span").expect("span");
     get_mut(&mut attr, span).expect("node").attributes[0].value = "pill".into();
     match VueSfc::emit(CARD, ep.span, &attr) {
-        Err(Error::InvalidInput(m)) => assert!(m.contains(&format!("node {span}")) && m.contains("v-if"), "{m}"),
+        Err(Error::InvalidInput(m)) => assert!(
+            m.contains(&format!("node {span}")) && m.contains("v-if"),
+            "{m}"
+        ),
         other => panic!("expected invalid-input, got {other:?}"),
     }
     let mut directive = g.clone();
     let p = element(&directive, "p").expect("p");
-    get_mut(&mut directive, p).expect("node").attributes.push(Attribute { name: "v-show".into(), value: "x".into() });
+    get_mut(&mut directive, p)
+        .expect("node")
+        .attributes
+        .push(Attribute {
+            name: "v-show".into(),
+            value: "x".into(),
+        });
     assert!(VueSfc::emit(CARD, ep.span, &directive).is_err());
     let mut component = g.clone();
     insert_element(&mut component, 1, 0, "MyCard", "x").expect("inserted");
@@ -112,5 +166,8 @@ fn components_are_instances() {
     let div = element(&g, "div").expect("div");
     insert_element(&mut g, div, 0, "h3", "Title").expect("h3");
     let out = push(src, &ep, &g);
-    assert!(out.contains("<h3>Title</h3>\n    <MyCard title=\"a\"><p>slot</p></MyCard>"), "{out}");
+    assert!(
+        out.contains("<h3>Title</h3>\n    <MyCard title=\"a\"><p>slot</p></MyCard>"),
+        "{out}"
+    );
 }

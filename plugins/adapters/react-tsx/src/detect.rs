@@ -75,9 +75,7 @@ pub fn candidates<'s, 'a>(program: &'s Program<'a>) -> Vec<Candidate<'s, 'a>> {
         match stmt {
             Statement::ExportDefaultDeclaration(e) => {
                 let body = match &e.declaration {
-                    ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
-                        Some(Body::Function(f))
-                    }
+                    ExportDefaultDeclarationKind::FunctionDeclaration(f) => Some(Body::Function(f)),
                     ExportDefaultDeclarationKind::Identifier(id) => local(&id.name),
                     other => other.as_expression().and_then(function_of),
                 };
@@ -185,7 +183,11 @@ fn nested_return<'s, 'a>(s: &'s Statement<'a>, depth: usize) -> Option<&'s Expre
 /// `e` without parentheses and TS wrappers, when it is JSX.
 fn jsx<'s, 'a>(e: &'s Expression<'a>) -> Option<&'s Expression<'a>> {
     let inner = e.get_inner_expression();
-    matches!(inner, Expression::JSXElement(_) | Expression::JSXFragment(_)).then_some(inner)
+    matches!(
+        inner,
+        Expression::JSXElement(_) | Expression::JSXFragment(_)
+    )
+    .then_some(inner)
 }
 
 #[cfg(test)]
@@ -222,8 +224,14 @@ mod tests {
                    function Page() { return <main/>; }\n\
                    export const Row = memo(() => <tr/>);\n\
                    export { Card };\nexport default Page;";
-        assert_eq!(name_and_text(src, None).map(|x| x.1), Some("<main/>".into()));
-        assert_eq!(name_and_text(src, Some("Row")).map(|x| x.1), Some("<tr/>".into()));
+        assert_eq!(
+            name_and_text(src, None).map(|x| x.1),
+            Some("<main/>".into())
+        );
+        assert_eq!(
+            name_and_text(src, Some("Row")).map(|x| x.1),
+            Some("<tr/>".into())
+        );
         assert_eq!(
             name_and_text(src, Some("Card")).map(|x| x.1),
             Some("<div className=\"c\"/>".into())

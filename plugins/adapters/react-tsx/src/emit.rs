@@ -56,6 +56,9 @@ pub fn emit(source: &str, bound: Span, graph: &Graph) -> Result<SourceEdit, Erro
         orig: read.graph.nodes.iter().map(|n| (n.id, n)).collect(),
         parts: &read.parts,
     };
+    for n in &graph.nodes {
+        printer.original(n)?;
+    }
     let indent = line_indent(source, bound.start as usize);
     let printed = printer.print(graph.root, &indent)?;
     Ok(narrow(source, bound, printed))
@@ -168,9 +171,9 @@ impl<'g> Printer<'g> {
 
     fn new_component(&self, n: &Node) -> Result<String, Error> {
         let valid = n.tag.starts_with(|c: char| c.is_ascii_uppercase())
-            && n.tag.split('.').all(|p| {
-                !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            });
+            && n.tag
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
         if !valid || !n.children.is_empty() || !n.style.is_empty() {
             return invalid(format!(
                 "new node {} can only be a component as <Name attr=\"…\" />",
@@ -248,18 +251,102 @@ impl<'g> Printer<'g> {
         };
         let mut out = format!("{open}>");
         if block && (has_tags || had_lines) {
-            for p in &printed {
+            // Line breaks between children: the original ones where two
+            // non-text children stay neighbours (blank lines kept).
+            let ids: Vec<Option<u32>> = std::iter::once(None)
+                .chain(n.children.iter().map(|c| Some(*c)))
+                .chain(std::iter::once(None))
+                .collect();
+            for (i, pair) in ids.windows(2).enumerate() {
+                let gap = self.kept_gap(o, parts, pair[0], pair[1]);
+                match gap {
+                    Some(g) => out.push_str(g),
+                    None if pair[1].is_none() => {
+                        out.push('\n');
+                        out.push_str(&indent);
+                    }
+                    None => {
+                        out.push('\n');
+                        out.push_str(&child_indent);
+                    }
+                }
+                if let Some(p) = printed.get(i)
+                    && pair[1].is_some()
+                {
+                    out.push_str(p);
+                }
+            }
+        } else {
+            // Inline, so text keeps its edge spaces; a line break still
+            // goes where it reads as nothing, if there were lines before.
+            let edge_ok = |id: Option<&u32>, start: bool| {
+                id.map(|c| self.new[c]).is_some_and(|c| {
+                    c.kind != NodeKind::Text
+                        || if start {
+                            !c.text.starts_with([' ', '\t'])
+                        } else {
+                            !c.text.ends_with([' ', '\t'])
+                        }
+                })
+            };
+            if had_lines && edge_ok(n.children.first(), true) {
                 out.push('\n');
                 out.push_str(&child_indent);
-                out.push_str(p);
             }
-            out.push('\n');
-            out.push_str(&indent);
-        } else {
             printed.iter().for_each(|p| out.push_str(p));
+            if had_lines && edge_ok(n.children.last(), false) {
+                out.push('\n');
+                out.push_str(&indent);
+            }
         }
         out.push_str(&format!("</{}>", n.tag));
         Ok(out)
+    }
+}
+
+impl<'g> Printer<'g> {
+    /// The original whitespace between `a` and `b` (None: the opening
+    /// tag, the closing tag) when both are non-text nodes that were
+    /// neighbours in element `o` and it holds a line break, so it reads
+    /// as nothing.
+    fn kept_gap(
+        &self,
+        o: Option<&'g Node>,
+        parts: Option<&Parts>,
+        a: Option<u32>,
+        b: Option<u32>,
+    ) -> Option<&'g str> {
+        let (o, parts) = (o?, parts?);
+        let orig_of = |id: Option<u32>| -> Option<Option<&'g Node>> {
+            match id {
+                None => Some(None),
+                Some(id) => {
+                    let n = self.new.get(&id)?;
+                    let on = self.orig.get(&id)?;
+                    let same = n.span.zip(on.span).is_some_and(|(x, y)| same_span(x, y));
+                    (same && on.kind != NodeKind::Text).then_some(Some(*on))
+                }
+            }
+        };
+        let (oa, ob) = (orig_of(a)?, orig_of(b)?);
+        let pos = |x: Option<&Node>| x.and_then(|x| o.children.iter().position(|c| *c == x.id));
+        let adjacent = match (oa, ob) {
+            (None, None) => false,
+            (None, Some(y)) => pos(Some(y)) == Some(0),
+            (Some(x), None) => pos(Some(x)) == Some(o.children.len() - 1),
+            (Some(x), Some(y)) => {
+                matches!((pos(Some(x)), pos(Some(y))), (Some(i), Some(j)) if i + 1 == j)
+            }
+        };
+        if !adjacent {
+            return None;
+        }
+        let start = oa.and_then(|x| x.span).map_or(parts.open.1, |s| s.end) as usize;
+        let end = ob
+            .and_then(|y| y.span)
+            .map_or(parts.close_start, |s| s.start) as usize;
+        let gap = self.src.get(start..end)?;
+        (gap.contains('\n') && gap.chars().all(char::is_whitespace)).then_some(gap)
     }
 }
 

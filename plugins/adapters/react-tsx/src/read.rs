@@ -30,6 +30,8 @@ pub struct Parts {
     /// The opening tag, `<div …>` or `<br />`.
     pub open: (u32, u32),
     pub self_closing: bool,
+    /// Where the closing tag starts (the element's end when self-closing).
+    pub close_start: u32,
 }
 
 /// A read: the graph and, per element id, its [`Parts`].
@@ -126,6 +128,10 @@ impl Builder<'_> {
             Parts {
                 open: (open.span.start, open.span.end),
                 self_closing: e.closing_element.is_none(),
+                close_start: e
+                    .closing_element
+                    .as_ref()
+                    .map_or(e.span.end, |c| c.span.start),
             },
         );
         let mut kids = Vec::new();
@@ -185,12 +191,7 @@ impl Builder<'_> {
 
     /// The literal attributes and style of node `at`; what it cannot
     /// model goes to `reasons`.
-    fn attributes(
-        &mut self,
-        at: usize,
-        items: &[JSXAttributeItem<'_>],
-        reasons: &mut Vec<String>,
-    ) {
+    fn attributes(&mut self, at: usize, items: &[JSXAttributeItem<'_>], reasons: &mut Vec<String>) {
         for item in items {
             let a = match item {
                 JSXAttributeItem::Attribute(a) => a,
@@ -283,9 +284,7 @@ fn style_object(o: &ObjectExpression<'_>) -> (Vec<Declaration>, bool) {
             Expression::NumericLiteral(n) => Some(style::number_value(&property, n.value)),
             Expression::UnaryExpression(u) if u.operator == UnaryOperator::UnaryNegation => {
                 match &u.argument {
-                    Expression::NumericLiteral(n) => {
-                        Some(style::number_value(&property, -n.value))
-                    }
+                    Expression::NumericLiteral(n) => Some(style::number_value(&property, -n.value)),
                     _ => None,
                 }
             }

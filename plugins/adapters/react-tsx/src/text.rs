@@ -197,7 +197,10 @@ mod tests {
 
     #[test]
     fn entities_decode_and_unknown_ones_stay() {
-        assert_eq!(decode_entities("a &amp; b &#123;&#x7D; &nope; &"), "a & b {} &nope; &");
+        assert_eq!(
+            decode_entities("a &amp; b &#123;&#x7D; &nope; &"),
+            "a & b {} &nope; &"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod code;
 pub mod doc;
 pub mod patch;
 pub mod render;
+pub mod seed;
 pub mod store;
 
 pub use doc::{Document, Node, NodeKind};

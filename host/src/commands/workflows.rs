@@ -68,6 +68,15 @@ pub struct RunWorkflow {
     #[arg(long)]
     #[serde(default)]
     pub now: Option<String>,
+    /// Seed a canvas document of this name in the project folder from the
+    /// run's design tokens (workflows that write tokens.json: inspiredesign).
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub canvas: Option<String>,
+    /// The project folder for --canvas (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    #[serde(default)]
+    pub root: Option<PathBuf>,
     /// The workflow's parameters by name (the CLI fills it from the flags
     /// after the name).
     #[arg(skip)]
@@ -88,9 +97,21 @@ pub struct RunWorkflow {
 pub struct RunOutput {
     #[serde(flatten)]
     pub run: Finished,
+    /// The canvas document --canvas seeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canvas: Option<Seeded>,
     pub format: Format,
     /// The result as the format asked prints it.
     pub rendered: String,
+}
+
+/// A canvas document seeded from a run's design tokens.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Seeded {
+    pub name: String,
+    pub path: PathBuf,
+    pub tokens: usize,
+    pub nodes: usize,
 }
 
 const RUN_DEFAULT_MS: u64 = 120_000;
@@ -142,6 +163,8 @@ impl RunWorkflow {
                     self.timeout_ms = Some(value.parse().map_err(|_| bad("milliseconds".into()))?)
                 }
                 "input" => self.input = Some(value),
+                "canvas" => self.canvas = Some(value),
+                "root" => self.root = Some(PathBuf::from(value)),
                 "now" => self.now = Some(value),
                 _ => match self.params.remove(&key) {
                     None => {
@@ -182,6 +205,11 @@ impl Command for RunWorkflow {
                 .map_err(|e| ApiError::invalid(format!("no working directory: {e}")))?;
             self.out = Some(cwd.join(out));
         }
+        if self.canvas.is_some() && self.root.as_ref().is_none_or(|r| r.is_relative()) {
+            let cwd = std::env::current_dir()
+                .map_err(|e| ApiError::invalid(format!("no working directory: {e}")))?;
+            self.root = Some(cwd.join(self.root.take().unwrap_or_default()));
+        }
         Ok(())
     }
 
@@ -206,6 +234,34 @@ impl Command for RunWorkflow {
         }
         let providers = cx.state().providers().await?;
         let plugin = crate::workflows::find(&providers.host().all(), &self.name)?;
+        // --canvas: checked before the run, so a refusal costs nothing.
+        let seed_into = match &self.canvas {
+            Some(name) => {
+                cx.require_local_files("--canvas")?;
+                let writes_tokens = plugin
+                    .workflow
+                    .as_ref()
+                    .is_some_and(|w| w.outputs.iter().any(|o| o == "tokens.json"));
+                if !writes_tokens {
+                    return Err(ApiError::invalid(format!(
+                        "--canvas: {} writes no design tokens (tokens.json); inspiredesign does",
+                        self.name
+                    )));
+                }
+                let root = self.root.clone().ok_or_else(|| {
+                    ApiError::invalid("--canvas needs the project folder (root)")
+                })?;
+                let project = crate::canvas::store::Project::open(&root)?;
+                if project.exists(name)? {
+                    return Err(ApiError::invalid(format!(
+                        "--canvas: canvas {name:?} exists in {}",
+                        project.root().display()
+                    )));
+                }
+                Some((project, name.clone()))
+            }
+            None => None,
+        };
         let run = crate::workflows::run(
             cx.state().home(),
             providers,
@@ -220,9 +276,23 @@ impl Command for RunWorkflow {
             },
         )
         .await?;
-        let rendered = render(&run, self.format)?;
+        let canvas = match seed_into {
+            Some((project, name)) => Some(seed_canvas(&run, &project, &name)?),
+            None => None,
+        };
+        let mut rendered = render(&run, self.format)?;
+        if let Some(c) = &canvas {
+            rendered.push_str(&format!(
+                "\ncanvas {} seeded: {} token(s), {} node(s) ({})",
+                c.name,
+                c.tokens,
+                c.nodes,
+                c.path.display()
+            ));
+        }
         Ok(RunOutput {
             run,
+            canvas,
             format: self.format,
             rendered,
         })
@@ -231,6 +301,36 @@ impl Command for RunWorkflow {
     fn human(out: &RunOutput) -> String {
         out.rendered.clone()
     }
+}
+
+/// Writes the canvas document `name` from the run's tokens.json.
+fn seed_canvas(
+    run: &Finished,
+    project: &crate::canvas::store::Project,
+    name: &str,
+) -> Result<Seeded, ApiError> {
+    let path = std::path::Path::new(&run.bundle).join("tokens.json");
+    let bytes = crate::artifacts::read_regular(
+        &path,
+        8 << 20,
+        crate::artifacts::Symlinks::Refuse,
+        |_| Ok(()),
+    )?;
+    let tokens: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::internal(format!("{}: {e}", path.display())))?;
+    let doc = crate::canvas::seed::from_design_tokens(name, &tokens).map_err(|e| {
+        ApiError::new(
+            crate::error::ErrorCode::PluginFailed,
+            format!("--canvas: the run's tokens.json cannot seed a canvas: {e}"),
+        )
+    })?;
+    let path = project.locked(name, || project.write(&doc))?;
+    Ok(Seeded {
+        name: name.to_string(),
+        path,
+        tokens: doc.tokens.len(),
+        nodes: doc.nodes.len(),
+    })
 }
 
 /// The result as `format` prints it.

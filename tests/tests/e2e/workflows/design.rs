@@ -256,3 +256,50 @@ fn inspiredesign_report_renders(report: &Path, images: usize) {
     let specimens = v["specimens"].to_string();
     assert!(specimens.contains("Georgia, serif"), "{specimens}");
 }
+
+#[test]
+fn inspiredesign_seeds_a_canvas_whose_preview_uses_the_merged_tokens() {
+    let d = small_daemon(&[], &[]);
+    let _manifest = install_for_fixture(&d, "inspiredesign");
+    let project = super::super::canvas::project();
+    let url = web().url("small/design/calm.html");
+    let r = run(
+        &d,
+        "inspiredesign",
+        json!({"params": {"brief": "calm editorial", "url": [url.clone()]},
+               "canvas": "brand", "root": project.path()}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let seeded = &r["result"]["canvas"];
+    assert_eq!(seeded["name"], "brand", "{r}");
+    assert!(seeded["tokens"].as_u64().unwrap_or(0) >= 3, "{seeded}");
+    let open = d.ok("default", "canvas_open", json!({ "name": "brand", "root": project.path() }));
+    let doc = &open["document"];
+    let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("bundle"));
+    let proposed = read_json(&bundle.join("tokens.json"))["proposed"].clone();
+    assert_eq!(doc["tokens"]["--color-background"], proposed["background"], "{doc}");
+    assert_eq!(doc["nodes"]["headline-text"]["text"], "calm editorial");
+    // The starter page renders with the tokens.
+    let preview = d.ok("default", "canvas_preview", json!({ "name": "brand", "root": project.path() }));
+    assert!(preview["console_errors"].as_array().expect("list").is_empty(), "{preview}");
+    let bg = d.ok(
+        "default",
+        "eval",
+        json!({ "script": "getComputedStyle(document.querySelector('[data-node-id=hero]')).backgroundColor" }),
+    );
+    let want = proposed["background"].as_str().expect("colour");
+    let normal = d.ok(
+        "default",
+        "eval",
+        json!({ "script": format!("(() => {{ const e = document.createElement('i'); e.style.color = {want:?}; document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c }})()") }),
+    );
+    assert_eq!(bg["value"], normal["value"], "the hero paints the proposed background");
+    // A second seed of the same name is refused before the run; a workflow
+    // without tokens is refused too.
+    let again = run(
+        &d,
+        "inspiredesign",
+        json!({"params": {"brief": "x", "url": [url]}, "canvas": "brand", "root": project.path()}),
+    );
+    assert_eq!(again["error"]["code"], "invalid_argument", "{again}");
+}

@@ -318,3 +318,55 @@ fn tokens_create_a_rule_or_a_style_when_missing() {
     }];
     assert!(HtmlStatic::emit_tokens(styled, &bad).is_err());
 }
+
+/// The host keeps attributes and style in maps: a changed node comes back
+/// in name order, without `unsupported`. Order alone is no change.
+fn as_host_sends(n: &mut Node) {
+    n.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+    n.style.sort_by(|a, b| a.property.cmp(&b.property));
+    n.unsupported = None;
+}
+
+#[test]
+fn host_shaped_graph_keeps_source_order() {
+    let (ep, mut g) = pull(LANDING, None);
+    let nav = element(&g, "nav").expect("nav");
+    as_host_sends(get_mut(&mut g, nav).expect("nav"));
+    let link = insert_element(&mut g, nav, 3, "a", "Blog").expect("a");
+    get_mut(&mut g, link).expect("a").attributes = vec![
+        Attribute {
+            name: "class".into(),
+            value: "new".into(),
+        },
+        Attribute {
+            name: "href".into(),
+            value: "/blog".into(),
+        },
+    ];
+    let button = find(&g, |n| n.attributes.iter().any(|a| a.value == "button")).expect("button");
+    let b = get_mut(&mut g, button).expect("button");
+    as_host_sends(b);
+    b.style
+        .iter_mut()
+        .filter(|d| d.property == "padding")
+        .for_each(|d| d.value = "16px".into());
+    b.attributes.push(Attribute {
+        name: "data-cta".into(),
+        value: "hero".into(),
+    });
+    let out = push(LANDING, &ep, &g);
+    assert!(
+        out.contains("<nav id=\"main-nav\" aria-label=\"Main\">"),
+        "open tag kept"
+    );
+    assert!(
+        out.contains(
+            "<a href=\"/docs\">Docs</a>\n      <a class=\"new\" href=\"/blog\">Blog</a>\n    </nav>"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("<a class=\"button\" href=\"/signup\" data-cta=\"hero\" style=\"padding: 16px; background: var(--brand)\">"),
+        "{out}"
+    );
+}

@@ -16,10 +16,10 @@
 use std::collections::{HashMap, HashSet};
 
 use webrig_adapter_sdk::style_text;
-use webrig_adapter_sdk::types::{Error, Graph, Node, NodeKind, SourceEdit, Span};
+use webrig_adapter_sdk::types::{Declaration, Error, Graph, Node, NodeKind, SourceEdit, Span};
 
 use crate::entities::{escape_attr, escape_text};
-use crate::graph::{Built, attrs_eq, build, decls_eq, offset};
+use crate::graph::{Built, attr_map, build, decl_map, offset, source_order};
 use crate::parse::{
     Dialect, Doc, MAX_DEPTH, PNode, RawAttr, classify, is_blank, is_rcdata, is_void,
 };
@@ -238,14 +238,15 @@ impl<'a> Ctx<'a> {
         self.built.arena.get(&id).map(|&i| &self.doc.nodes[i])
     }
 
-    /// Same own fields as parsed (kind, tag, attributes, style, text).
+    /// Same own fields as parsed (kind, tag, attributes, style, text), with
+    /// attributes and style compared as maps, as the host does.
     fn own_same(&self, n: &Node) -> bool {
         self.orig.get(&n.id).is_some_and(|o| {
             o.kind == n.kind
                 && o.tag == n.tag
                 && o.text == n.text
-                && attrs_eq(&o.attributes, &n.attributes)
-                && decls_eq(&o.style, &n.style)
+                && attr_map(&o.attributes) == attr_map(&n.attributes)
+                && decl_map(&o.style) == decl_map(&n.style)
         })
     }
 
@@ -406,7 +407,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A fresh open tag, refused if the dialect would read it differently.
-    fn open_tag(&self, n: &Node) -> Result<String, Error> {
+    fn open_tag(&self, n: &'a Node) -> Result<String, Error> {
         let id = n.id;
         let tag_ok = n
             .tag
@@ -426,28 +427,60 @@ impl<'a> Ctx<'a> {
                 n.tag
             )));
         }
+        // Existing names keep their place in the source; new ones follow.
+        let orig = self.orig.get(&id).copied();
+        let names = |o: &'a Node| {
+            o.attributes
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+        };
+        let props = |o: &'a Node| {
+            o.style
+                .iter()
+                .map(|d| d.property.as_str())
+                .collect::<Vec<_>>()
+        };
+        let now_attrs: Vec<(&str, &str)> = n
+            .attributes
+            .iter()
+            .map(|a| (a.name.as_str(), a.value.as_str()))
+            .collect();
+        let now_style: Vec<(&str, &str)> = n
+            .style
+            .iter()
+            .map(|d| (d.property.as_str(), d.value.as_str()))
+            .collect();
+        let attrs = source_order(&orig.map(names).unwrap_or_default(), &now_attrs);
+        let style: Vec<Declaration> =
+            source_order(&orig.map(props).unwrap_or_default(), &now_style)
+                .into_iter()
+                .map(|(p, v)| Declaration {
+                    property: p.to_string(),
+                    value: v.to_string(),
+                })
+                .collect();
         let mut raw = Vec::new();
-        for a in &n.attributes {
-            let ok = !a.name.is_empty()
-                && !a.name.eq_ignore_ascii_case("style")
-                && !a.name.chars().any(|c| {
+        for &(name, value) in &attrs {
+            let ok = !name.is_empty()
+                && !name.eq_ignore_ascii_case("style")
+                && !name.chars().any(|c| {
                     c.is_whitespace()
                         || c.is_control()
                         || matches!(c, '"' | '\'' | '<' | '>' | '/' | '=' | '{' | '}')
                 });
             if !ok {
                 return Err(bad(format!(
-                    "node {id}: {:?} is not an attribute name this adapter writes",
-                    a.name
+                    "node {id}: {name:?} is not an attribute name this adapter writes"
                 )));
             }
             raw.push(RawAttr {
-                name: a.name.clone(),
-                value: Some(a.value.clone()),
+                name: name.to_string(),
+                value: Some(value.to_string()),
                 expr: false,
             });
         }
-        for d in &n.style {
+        for d in &style {
             let ok = !d.property.trim().is_empty()
                 && d.property.trim() == d.property
                 && d.value.trim() == d.value
@@ -460,10 +493,10 @@ impl<'a> Ctx<'a> {
                 )));
             }
         }
-        if !n.style.is_empty() {
+        if !style.is_empty() {
             raw.push(RawAttr {
                 name: "style".into(),
-                value: Some(style_text(&n.style)),
+                value: Some(style_text(&style)),
                 expr: false,
             });
         }
@@ -477,17 +510,17 @@ impl<'a> Ctx<'a> {
         }
         let braces = self.dialect.braces();
         let mut s = format!("<{}", n.tag);
-        for a in &n.attributes {
+        for (name, value) in &attrs {
             s.push(' ');
-            s.push_str(&a.name);
-            if !a.value.is_empty() {
-                s.push_str(&format!("=\"{}\"", escape_attr(&a.value, braces)));
+            s.push_str(name);
+            if !value.is_empty() {
+                s.push_str(&format!("=\"{}\"", escape_attr(value, braces)));
             }
         }
-        if !n.style.is_empty() {
+        if !style.is_empty() {
             s.push_str(&format!(
                 " style=\"{}\"",
-                escape_attr(&style_text(&n.style), braces)
+                escape_attr(&style_text(&style), braces)
             ));
         }
         s.push('>');

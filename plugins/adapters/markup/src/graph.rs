@@ -1,7 +1,7 @@
 //! The parsed tree to the WIT graph: ids in source order from 1 at the
 //! bound root. Components keep no children (they are instances).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use webrig_adapter_sdk::token_refs;
 use webrig_adapter_sdk::types::{Attribute, Declaration, Graph, Node, NodeKind, Span};
@@ -82,8 +82,9 @@ pub fn offset(n: usize) -> u32 {
 }
 
 /// Whether two graphs are equal as the host compares them: kind, tag,
-/// attributes, text, style and children in order, from the roots down (ids
-/// and spans ignored). Iterative; a dangling or repeated id is "not equal".
+/// attributes and style (as maps: order does not count), text, and
+/// children in order, from the roots down (ids and spans ignored).
+/// Iterative; a dangling or repeated id is "not equal".
 pub fn same_shape(a: &Graph, b: &Graph) -> bool {
     let ia: HashMap<u32, &Node> = a.nodes.iter().map(|n| (n.id, n)).collect();
     let ib: HashMap<u32, &Node> = b.nodes.iter().map(|n| (n.id, n)).collect();
@@ -99,9 +100,9 @@ pub fn same_shape(a: &Graph, b: &Graph) -> bool {
         };
         if x.kind != y.kind
             || x.tag != y.tag
-            || !attrs_eq(&x.attributes, &y.attributes)
+            || attr_map(&x.attributes) != attr_map(&y.attributes)
             || x.text != y.text
-            || !decls_eq(&x.style, &y.style)
+            || decl_map(&x.style) != decl_map(&y.style)
             || x.children.len() != y.children.len()
         {
             return false;
@@ -111,18 +112,33 @@ pub fn same_shape(a: &Graph, b: &Graph) -> bool {
     true
 }
 
-/// Attribute lists equal, in order (WIT records have no `PartialEq`).
-pub fn attrs_eq(a: &[Attribute], b: &[Attribute]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| x.name == y.name && x.value == y.value)
+/// Attributes as the host compares them: a map, name to value (the canvas
+/// keeps them in one, so a changed node comes back in name order).
+pub fn attr_map(a: &[Attribute]) -> BTreeMap<&str, &str> {
+    a.iter()
+        .map(|x| (x.name.as_str(), x.value.as_str()))
+        .collect()
 }
 
-/// Declaration lists equal, in order.
-pub fn decls_eq(a: &[Declaration], b: &[Declaration]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| x.property == y.property && x.value == y.value)
+/// Declarations as the host compares them: a map, property to value.
+pub fn decl_map(d: &[Declaration]) -> BTreeMap<&str, &str> {
+    d.iter()
+        .map(|x| (x.property.as_str(), x.value.as_str()))
+        .collect()
+}
+
+/// `(name, value)` pairs of `now`, ordered as in `before` (the source) and
+/// then as in `now` for names `before` does not have; one per name, the
+/// last value winning, as in a map.
+pub fn source_order<'a>(before: &[&'a str], now: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let map: BTreeMap<&str, &str> = now.iter().copied().collect();
+    let mut out: Vec<(&str, &str)> = Vec::with_capacity(map.len());
+    for name in before.iter().chain(now.iter().map(|(n, _)| n)) {
+        if let Some(v) = map.get(name)
+            && !out.iter().any(|(n, _)| n == name)
+        {
+            out.push((name, v));
+        }
+    }
+    out
 }

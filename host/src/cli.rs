@@ -197,7 +197,10 @@ fn build_filtered(only: Option<&str>) -> clap::Command {
                 // Three words (`canvas code pull`): the middle word is a
                 // group of its own inside the first.
                 let (word, cmd) = match leaf.split_once(' ') {
-                    None => (leaf, entry.augment(clap::Command::new(leaf).about(entry.about()))),
+                    None => (
+                        leaf,
+                        entry.augment(clap::Command::new(leaf).about(entry.about())),
+                    ),
                     Some((mid, last)) => {
                         let cmd = entry.augment(clap::Command::new(last).about(entry.about()));
                         let middle = groups

@@ -134,12 +134,15 @@ pub fn pull(
         Some(id) => {
             let p = adapter(host, id)?;
             let call = AdapterCall::new(host.runtime(), &p);
-            let entry = call.detect(name, &source, want).map_err(failed)?.ok_or_else(|| {
-                ApiError::not_found(format!(
-                    "adapter {id} finds nothing to bind in {rel}{}",
-                    want.map(|w| format!(" named {w:?}")).unwrap_or_default()
-                ))
-            })?;
+            let entry = call
+                .detect(name, &source, want)
+                .map_err(failed)?
+                .ok_or_else(|| {
+                    ApiError::not_found(format!(
+                        "adapter {id} finds nothing to bind in {rel}{}",
+                        want.map(|w| format!(" named {w:?}")).unwrap_or_default()
+                    ))
+                })?;
             (p, entry)
         }
         None => {
@@ -198,7 +201,11 @@ pub fn pull(
             }
         }
     }
-    let locked = graph.nodes.iter().filter(|n| n.unsupported.is_some()).count();
+    let locked = graph
+        .nodes
+        .iter()
+        .filter(|n| n.unsupported.is_some())
+        .count();
     doc.bindings.insert(
         binding.clone(),
         Binding {
@@ -212,7 +219,8 @@ pub fn pull(
             root: root.clone(),
         },
     );
-    doc.check().map_err(|e| failed(format!("the pulled graph does not fit the document: {e}")))?;
+    doc.check()
+        .map_err(|e| failed(format!("the pulled graph does not fit the document: {e}")))?;
     project.keep_pulled(&doc.name, &binding, &source)?;
     Ok(Pulled {
         binding,
@@ -312,8 +320,16 @@ fn content_of_node(n: &Node) -> Content<'_> {
         kind: n.kind,
         tag: n.tag.as_deref(),
         text: n.text.as_deref(),
-        attributes: n.attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-        style: n.style.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        attributes: n
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
+        style: n
+            .style
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
     }
 }
 
@@ -323,8 +339,16 @@ fn content_of_graph(n: &GraphNode) -> Content<'_> {
         kind,
         tag: (kind != NodeKind::Text && !n.tag.is_empty()).then_some(n.tag.as_str()),
         text: (kind == NodeKind::Text).then_some(n.text.as_str()),
-        attributes: n.attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-        style: n.style.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        attributes: n
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
+        style: n
+            .style
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
     }
 }
 
@@ -387,7 +411,9 @@ fn rebuild(doc: &Document, b: &Binding) -> Result<Rebuilt, ApiError> {
                             p.tag
                         ),
                     )
-                    .with_hint("undo that change (`webrig canvas history undo`), or edit it in the source"));
+                    .with_hint(
+                        "undo that change (`webrig canvas history undo`), or edit it in the source",
+                    ));
                 }
                 changed.push(cid.clone());
                 nodes.push(graph_node(n, gid, children, p.span)?);
@@ -421,7 +447,12 @@ fn rebuild(doc: &Document, b: &Binding) -> Result<Rebuilt, ApiError> {
     })
 }
 
-fn graph_node(n: &Node, id: u32, children: Vec<u32>, span: Option<Span>) -> Result<GraphNode, ApiError> {
+fn graph_node(
+    n: &Node,
+    id: u32,
+    children: Vec<u32>,
+    span: Option<Span>,
+) -> Result<GraphNode, ApiError> {
     use crate::plugins::adapter::NodeKind as G;
     let kind = match n.kind {
         NodeKind::Frame | NodeKind::Group | NodeKind::Shape => G::Element,
@@ -429,7 +460,10 @@ fn graph_node(n: &Node, id: u32, children: Vec<u32>, span: Option<Span>) -> Resu
         NodeKind::ComponentInstance | NodeKind::DomBinding => {
             return Err(conflict(
                 "unsupported",
-                format!("node {:?} is a new {:?}: only frames, groups, shapes and text are written to source", n.id, n.kind),
+                format!(
+                    "node {:?} is a new {:?}: only frames, groups, shapes and text are written to source",
+                    n.id, n.kind
+                ),
             ));
         }
     };
@@ -441,9 +475,17 @@ fn graph_node(n: &Node, id: u32, children: Vec<u32>, span: Option<Span>) -> Resu
         id,
         kind,
         tag,
-        attributes: n.attributes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        attributes: n
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         text: n.text.clone().unwrap_or_default(),
-        style: n.style.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        style: n
+            .style
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         token_refs: n.tokens.clone(),
         children,
         span,
@@ -604,7 +646,9 @@ pub fn push(
             ))
         })?;
     let reparsed = call.parse(&next, &entry).map_err(|e| {
-        failed(format!("the edited {rel} does not re-parse ({e}); nothing was written"))
+        failed(format!(
+            "the edited {rel} does not re-parse ({e}); nothing was written"
+        ))
     })?;
     let pairs = same_tree(&rebuilt.graph, &reparsed).map_err(|d| {
         failed(format!(

@@ -262,7 +262,10 @@ impl Document {
                 return Err(format!("node {key:?} is on a page that does not exist"));
             }
             if !n.kind.holds_children() && !n.children.is_empty() {
-                return Err(format!("node {key:?} is {:?} and cannot hold children", n.kind));
+                return Err(format!(
+                    "node {key:?} is {:?} and cannot hold children",
+                    n.kind
+                ));
             }
             for t in n.style.keys().chain(n.attributes.keys()) {
                 if t.is_empty() || t.len() > 128 {
@@ -291,7 +294,9 @@ impl Document {
                 None => return Err(format!("node {id:?} is on no page and in no node")),
                 Some((parent, page)) => {
                     if n.parent.as_deref() != *parent || n.page != *page {
-                        return Err(format!("node {id:?}'s parent or page does not match where it is"));
+                        return Err(format!(
+                            "node {id:?}'s parent or page does not match where it is"
+                        ));
                     }
                 }
             }

@@ -149,7 +149,8 @@ pub fn apply(doc: &Document, ops: &[Op]) -> Result<Document, PatchError> {
             message,
         })?;
     }
-    copy.check().map_err(|message| PatchError { op: None, message })?;
+    copy.check()
+        .map_err(|message| PatchError { op: None, message })?;
     copy.revision += 1;
     Ok(copy)
 }
@@ -164,7 +165,10 @@ fn node_mut<'a>(doc: &'a mut Document, id: &str) -> Result<&'a mut Node, String>
 fn place(doc: &Document, parent: &str) -> Result<(Option<String>, String), String> {
     if let Some(n) = doc.nodes.get(parent) {
         if !n.kind.holds_children() {
-            return Err(format!("{parent:?} is {:?} and cannot hold children", n.kind));
+            return Err(format!(
+                "{parent:?} is {:?} and cannot hold children",
+                n.kind
+            ));
         }
         return Ok((Some(parent.to_string()), n.page.clone()));
     }
@@ -177,7 +181,10 @@ fn place(doc: &Document, parent: &str) -> Result<(Option<String>, String), Strin
 fn insert_at(list: &mut Vec<String>, index: Option<usize>, id: String) -> Result<(), String> {
     let at = index.unwrap_or(list.len());
     if at > list.len() {
-        return Err(format!("index {at} is past the end ({} children)", list.len()));
+        return Err(format!(
+            "index {at} is past the end ({} children)",
+            list.len()
+        ));
     }
     list.insert(at, id);
     Ok(())
@@ -298,7 +305,9 @@ fn apply_one(doc: &mut Document, op: &Op) -> Result<(), String> {
                 return Err(format!("no node {id:?}"));
             }
             if doc.subtree(id).iter().any(|d| d == parent) {
-                return Err(format!("{parent:?} is inside {id:?}: that would be a cycle"));
+                return Err(format!(
+                    "{parent:?} is inside {id:?}: that would be a cycle"
+                ));
             }
             let (new_parent, page) = place(doc, parent)?;
             detach(doc, id)?;
@@ -351,7 +360,10 @@ fn apply_one(doc: &mut Document, op: &Op) -> Result<(), String> {
             let list = doc
                 .siblings_mut(original.parent.as_deref(), &original.page)
                 .ok_or("the parent is gone")?;
-            let at = list.iter().position(|c| c == id).map_or(list.len(), |i| i + 1);
+            let at = list
+                .iter()
+                .position(|c| c == id)
+                .map_or(list.len(), |i| i + 1);
             list.insert(at, top);
         }
         Op::TokenSet { name, value } => {
@@ -465,8 +477,11 @@ mod tests {
             let err = apply(&doc, &ops(bad)).expect_err(bad);
             assert_eq!(doc, before, "{bad}: {err}");
         }
-        let err = apply(&doc, &ops(r##"[{"op":"node.remove","id":"hero"},{"op":"node.remove","id":"nope"}]"##))
-            .expect_err("second op fails");
+        let err = apply(
+            &doc,
+            &ops(r##"[{"op":"node.remove","id":"hero"},{"op":"node.remove","id":"nope"}]"##),
+        )
+        .expect_err("second op fails");
         assert_eq!(err.op, Some(1));
     }
 
@@ -483,7 +498,11 @@ mod tests {
     fn a_hand_made_cycle_or_double_placement_is_refused_on_check() {
         let mut doc = starter();
         doc.nodes.get_mut("cta").expect("cta").kind = NodeKind::Frame;
-        doc.nodes.get_mut("cta").expect("cta").children.push("hero".into());
+        doc.nodes
+            .get_mut("cta")
+            .expect("cta")
+            .children
+            .push("hero".into());
         assert!(doc.check().is_err());
         let mut doc = starter();
         doc.pages[0].children.push("title".into());

@@ -12,12 +12,72 @@ use super::doc::{Document, NodeKind};
 /// Tags rendered as themselves; any other tag renders as a `div` with a
 /// `data-tag` naming it.
 const ALLOWED: &[&str] = &[
-    "a", "abbr", "article", "aside", "b", "blockquote", "br", "button", "caption", "code",
-    "dd", "details", "div", "dl", "dt", "em", "fieldset", "figcaption", "figure", "footer",
-    "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i", "img", "input", "label",
-    "legend", "li", "main", "mark", "nav", "ol", "option", "p", "pre", "section", "select",
-    "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "textarea",
-    "tfoot", "th", "thead", "time", "tr", "u", "ul", "svg", "path", "circle", "rect", "g",
+    "a",
+    "abbr",
+    "article",
+    "aside",
+    "b",
+    "blockquote",
+    "br",
+    "button",
+    "caption",
+    "code",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "i",
+    "img",
+    "input",
+    "label",
+    "legend",
+    "li",
+    "main",
+    "mark",
+    "nav",
+    "ol",
+    "option",
+    "p",
+    "pre",
+    "section",
+    "select",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "tr",
+    "u",
+    "ul",
+    "svg",
+    "path",
+    "circle",
+    "rect",
+    "g",
 ];
 
 const VOID: &[&str] = &["br", "hr", "img", "input"];
@@ -132,7 +192,10 @@ fn attribute_ok(name: &str, value: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'));
-    let url_attr = matches!(lower.as_str(), "href" | "src" | "action" | "formaction" | "xlink:href");
+    let url_attr = matches!(
+        lower.as_str(),
+        "href" | "src" | "action" | "formaction" | "xlink:href"
+    );
     let script_url = url_attr && {
         let v: String = value
             .chars()
@@ -143,7 +206,10 @@ fn attribute_ok(name: &str, value: &str) -> bool {
     };
     well_formed
         && !lower.starts_with("on")
-        && !matches!(lower.as_str(), "style" | "data-node-id" | "data-kind" | "srcdoc")
+        && !matches!(
+            lower.as_str(),
+            "style" | "data-node-id" | "data-kind" | "srcdoc"
+        )
         && !script_url
 }
 
@@ -202,12 +268,21 @@ mod tests {
         let doc = apply(&doc, &ops).expect("applies");
         let html = page(&doc, None).expect("renders");
         assert!(html.contains("data-node-id=\"hero\""), "{html}");
-        assert!(html.contains("--brand:#0a7/stylescriptalert(1)/script"), "{html}");
+        assert!(
+            html.contains("--brand:#0a7/stylescriptalert(1)/script"),
+            "{html}"
+        );
         assert!(!html.contains("<script"), "{html}");
-        assert!(!html.contains("onclick") && !html.contains("javascript:"), "{html}");
+        assert!(
+            !html.contains("onclick") && !html.contains("javascript:"),
+            "{html}"
+        );
         assert!(html.contains("&lt;b&gt;hi&lt;/b&gt;"), "{html}");
         assert!(html.contains("data-tag=\"script\""), "{html}");
-        assert!(html.contains("<img data-node-id=\"i\" data-kind=\"frame\">"), "{html}");
+        assert!(
+            html.contains("<img data-node-id=\"i\" data-kind=\"frame\">"),
+            "{html}"
+        );
         assert!(html.contains("default-src 'none'"), "{html}");
     }
 }

@@ -19,7 +19,11 @@ pub fn from_design_tokens(name: &str, tokens: &Value) -> Result<Document, String
         .ok_or("tokens.json has no proposed system")?;
     let mut set: Vec<(String, String)> = Vec::new();
     let mut color = |key: &str, token: &str| {
-        if let Some(c) = system.get(key).and_then(Value::as_str).filter(|c| !c.is_empty()) {
+        if let Some(c) = system
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+        {
             set.push((token.into(), c.into()));
         }
     };
@@ -71,9 +75,15 @@ pub fn from_design_tokens(name: &str, tokens: &Value) -> Result<Document, String
         }
     };
     let brief = tokens.get("brief").and_then(Value::as_str).unwrap_or("");
-    let title = if brief.is_empty() { "A starter page" } else { brief };
+    let title = if brief.is_empty() {
+        "A starter page"
+    } else {
+        brief
+    };
     let title: String = title.chars().take(120).collect();
-    let mut ops = vec![json!({ "op": "tokens.merge", "tokens": set.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<String, Value>>() })];
+    let mut ops = vec![
+        json!({ "op": "tokens.merge", "tokens": set.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<String, Value>>() }),
+    ];
     ops.push(json!({ "op": "node.insert", "parent": "p1", "node": {
         "id": "hero", "kind": "frame", "tag": "section", "name": "Hero",
         "style": {
@@ -102,7 +112,11 @@ pub fn from_design_tokens(name: &str, tokens: &Value) -> Result<Document, String
     ops.push(json!({ "op": "node.insert", "parent": "p1", "node": {
         "id": "palette", "kind": "frame", "tag": "div", "name": "Palette",
         "style": { "display": "flex", "gap": "8px", "padding": "16px" } } }));
-    for (i, _) in set.iter().filter(|(n, _)| n.starts_with("--color-palette-")).enumerate() {
+    for (i, _) in set
+        .iter()
+        .filter(|(n, _)| n.starts_with("--color-palette-"))
+        .enumerate()
+    {
         let token = format!("--color-palette-{}", i + 1);
         ops.push(json!({ "op": "node.insert", "parent": "palette", "node": {
             "id": format!("swatch-{}", i + 1), "kind": "shape", "tokens": [token],
@@ -133,8 +147,14 @@ mod tests {
         assert_eq!(doc.tokens["--color-accent"], "rgb(0, 102, 204)");
         assert_eq!(doc.tokens["--font-size-1"], "40px");
         assert_eq!(doc.tokens["--space-4"], "32px");
-        assert_eq!(doc.nodes["hero"].style["background"], "var(--color-background)");
-        assert_eq!(doc.nodes["headline-text"].text.as_deref(), Some("calm fintech"));
+        assert_eq!(
+            doc.nodes["hero"].style["background"],
+            "var(--color-background)"
+        );
+        assert_eq!(
+            doc.nodes["headline-text"].text.as_deref(),
+            Some("calm fintech")
+        );
         assert!(doc.nodes.contains_key("swatch-2"));
         doc.check().expect("consistent");
         assert!(from_design_tokens("x", &json!({ "nope": 1 })).is_err());

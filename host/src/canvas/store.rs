@@ -63,7 +63,10 @@ impl Project {
             ApiError::not_found(format!("the project folder {}: {e}", root.display()))
         })?;
         if !real.is_dir() {
-            return Err(ApiError::invalid(format!("{} is not a folder", root.display())));
+            return Err(ApiError::invalid(format!(
+                "{} is not a folder",
+                root.display()
+            )));
         }
         crate::config::trust::check_dir(&real).map_err(untrusted)?;
         Ok(Project { root: real })
@@ -226,7 +229,13 @@ impl Project {
     /// Replaces a source file: a backup of `old` first, then the new text
     /// through a temp file in its folder, keeping the file's mode. Returns
     /// the backup's path.
-    pub fn write_source(&self, rel: &str, path: &Path, old: &str, new: &str) -> Result<PathBuf, ApiError> {
+    pub fn write_source(
+        &self,
+        rel: &str,
+        path: &Path,
+        old: &str,
+        new: &str,
+    ) -> Result<PathBuf, ApiError> {
         let backups = self.ensure_canvas_dir()?.join("backups");
         crate::config::ensure_private_dir(&backups).map_err(untrusted)?;
         let stamp = std::time::SystemTime::now()
@@ -269,7 +278,8 @@ impl Project {
     pub fn keep_pulled(&self, doc: &str, binding: &str, text: &str) -> Result<(), ApiError> {
         self.ensure_canvas_dir()?;
         let path = self.pulled_path(doc, binding);
-        crate::config::write_private(&path, text.as_bytes()).map_err(|e| io(&path, format!("{e:#}")))
+        crate::config::write_private(&path, text.as_bytes())
+            .map_err(|e| io(&path, format!("{e:#}")))
     }
 
     pub fn read_pulled(&self, doc: &str, binding: &str) -> Result<String, ApiError> {
@@ -281,7 +291,8 @@ impl Project {
                 Err("it is not this user's alone".into())
             }
         })?;
-        String::from_utf8(bytes).map_err(|_| ApiError::invalid(format!("{} is not UTF-8", path.display())))
+        String::from_utf8(bytes)
+            .map_err(|_| ApiError::invalid(format!("{} is not UTF-8", path.display())))
     }
 }
 
@@ -368,10 +379,13 @@ impl Canvases {
     pub fn holder(&self, path: &Path) -> Option<Lease> {
         self.with(path, |o| {
             let now = Instant::now();
-            o.lease.as_ref().filter(|(_, u)| *u > now).map(|(h, u)| Lease {
-                holder: h.clone(),
-                seconds_left: u.duration_since(now).as_secs(),
-            })
+            o.lease
+                .as_ref()
+                .filter(|(_, u)| *u > now)
+                .map(|(h, u)| Lease {
+                    holder: h.clone(),
+                    seconds_left: u.duration_since(now).as_secs(),
+                })
         })
     }
 

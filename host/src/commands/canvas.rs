@@ -23,7 +23,9 @@ use crate::error::{ApiError, ErrorCode};
 pub(super) fn project(cx: &Cx, root: &Option<PathBuf>) -> Result<Project, ApiError> {
     cx.require_local_files("the canvas (it reads and writes the project folder)")?;
     let root = root.as_ref().ok_or_else(|| {
-        ApiError::invalid("name the project folder with `root` (the CLI sends its working directory)")
+        ApiError::invalid(
+            "name the project folder with `root` (the CLI sends its working directory)",
+        )
     })?;
     Project::open(root)
 }
@@ -81,8 +83,9 @@ fn mutate<R>(
         doc.revision = before.revision;
         if doc != before {
             doc.revision = before.revision + 1;
-            doc.check()
-                .map_err(|e| ApiError::internal(format!("the change left {name} inconsistent: {e}")))?;
+            doc.check().map_err(|e| {
+                ApiError::internal(format!("the change left {name} inconsistent: {e}"))
+            })?;
             p.write(&doc)?;
             OPEN.changed(&path, before, doc.revision);
         }
@@ -286,7 +289,8 @@ project_args! {
 
 impl Command for CanvasOpen {
     const NAME: &'static str = "canvas open";
-    const ABOUT: &'static str = "Read a canvas document (pages, nodes, tokens, bindings) and take its lease";
+    const ABOUT: &'static str =
+        "Read a canvas document (pages, nodes, tokens, bindings) and take its lease";
     const SCOPE: Scope = Scope::Daemon;
     type Output = CanvasOut;
 
@@ -311,7 +315,12 @@ impl Command for CanvasOpen {
         let mut s = human(o);
         if let Some(doc) = &o.document {
             for page in &doc.pages {
-                s.push_str(&format!("\npage {} {:?}: {} top node(s)", page.id, page.name, page.children.len()));
+                s.push_str(&format!(
+                    "\npage {} {:?}: {} top node(s)",
+                    page.id,
+                    page.name,
+                    page.children.len()
+                ));
             }
         }
         s
@@ -363,7 +372,8 @@ project_args! {
 
 impl Command for CanvasSave {
     const NAME: &'static str = "canvas save";
-    const ABOUT: &'static str = "Write a canvas document again (sorted keys, 0600), or a copy with --as";
+    const ABOUT: &'static str =
+        "Write a canvas document again (sorted keys, 0600), or a copy with --as";
     const SCOPE: Scope = Scope::Daemon;
     type Output = CanvasOut;
 
@@ -405,7 +415,9 @@ impl Command for CanvasSave {
 }
 
 /// What `canvas export` writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     /// One page rendered to HTML (the preview's markup).
@@ -458,7 +470,13 @@ impl Command for CanvasExport {
             ),
             ExportFormat::Json => (crate::canvas::store::to_sorted_json(&doc)?, "json"),
         };
-        let path = super::capture::output_path(&cx, self.path, self.overwrite, &format!("canvas-{}", doc.name), ext)?;
+        let path = super::capture::output_path(
+            &cx,
+            self.path,
+            self.overwrite,
+            &format!("canvas-{}", doc.name),
+            ext,
+        )?;
         let path = crate::artifacts::write_new(&path, &bytes, self.overwrite)?;
         let mut o = out(&p, &doc)?;
         o.written = Some(path);
@@ -499,11 +517,18 @@ fn read_ops(file: &std::path::Path) -> Result<Vec<Op>, ApiError> {
             .map_err(|e| ApiError::invalid(format!("reading stdin: {e}")))?;
         s
     } else {
-        let bytes = crate::artifacts::read_regular(file, MAX, crate::artifacts::Symlinks::Follow, |_| Ok(()))?;
-        String::from_utf8(bytes).map_err(|_| ApiError::invalid(format!("{} is not UTF-8", file.display())))?
+        let bytes =
+            crate::artifacts::read_regular(file, MAX, crate::artifacts::Symlinks::Follow, |_| {
+                Ok(())
+            })?;
+        String::from_utf8(bytes)
+            .map_err(|_| ApiError::invalid(format!("{} is not UTF-8", file.display())))?
     };
     if text.len() as u64 > MAX {
-        return Err(ApiError::new(ErrorCode::LimitExceeded, "the patch is over 16 MiB"));
+        return Err(ApiError::new(
+            ErrorCode::LimitExceeded,
+            "the patch is over 16 MiB",
+        ));
     }
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -517,20 +542,28 @@ fn read_ops(file: &std::path::Path) -> Result<Vec<Op>, ApiError> {
             // Say which op is wrong: parse them one by one.
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| ApiError::invalid(format!("{} is not JSON: {e}", file.display())))?;
-            let list = v.get("ops").unwrap_or(&v).as_array().cloned().unwrap_or_default();
+            let list = v
+                .get("ops")
+                .unwrap_or(&v)
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             for (i, op) in list.into_iter().enumerate() {
                 if let Err(e) = serde_json::from_value::<Op>(op) {
                     return Err(ApiError::invalid(format!("op {i}: {e}")));
                 }
             }
-            Err(ApiError::invalid("the patch is a JSON array of ops, or {\"ops\": [...]}"))
+            Err(ApiError::invalid(
+                "the patch is a JSON array of ops, or {\"ops\": [...]}",
+            ))
         }
     }
 }
 
 impl Command for CanvasPatch {
     const NAME: &'static str = "canvas patch";
-    const ABOUT: &'static str = "Apply patch ops to a canvas document on a base revision, all or nothing";
+    const ABOUT: &'static str =
+        "Apply patch ops to a canvas document on a base revision, all or nothing";
     const SCOPE: Scope = Scope::Daemon;
     type Output = CanvasOut;
 
@@ -549,11 +582,17 @@ impl Command for CanvasPatch {
             return Err(ApiError::invalid("the patch has no ops"));
         }
         blocking(move || {
-            let (doc, ()) = mutate(&p, &self.name, &self.agent, Some(self.base_revision), |doc| {
-                *doc = patch::apply(doc, &self.ops)
-                    .map_err(|e| ApiError::invalid(format!("nothing was applied: {e}")))?;
-                Ok(())
-            })?;
+            let (doc, ()) = mutate(
+                &p,
+                &self.name,
+                &self.agent,
+                Some(self.base_revision),
+                |doc| {
+                    *doc = patch::apply(doc, &self.ops)
+                        .map_err(|e| ApiError::invalid(format!("nothing was applied: {e}")))?;
+                    Ok(())
+                },
+            )?;
             out(&p, &doc)
         })
         .await
@@ -565,7 +604,9 @@ impl Command for CanvasPatch {
 }
 
 /// `canvas history` steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Step {
     Undo,
@@ -686,7 +727,9 @@ impl Command for CanvasCodePull {
 }
 
 /// Who wins when the file changed since the pull.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Prefer {
     /// Overwrite the file's bound part with the canvas.
@@ -719,14 +762,18 @@ fn only_binding(doc: &Document, given: Option<&str>) -> Result<String, ApiError>
             "{} has {} bindings; name one with --binding ({})",
             doc.name,
             many.len(),
-            many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
 
 impl Command for CanvasCodePush {
     const NAME: &'static str = "canvas code push";
-    const ABOUT: &'static str = "Push canvas changes back to the bound source file (checked, atomic, with a backup)";
+    const ABOUT: &'static str =
+        "Push canvas changes back to the bound source file (checked, atomic, with a backup)";
     const SCOPE: Scope = Scope::Daemon;
     type Output = CanvasOut;
 
@@ -762,7 +809,8 @@ project_args! {
 
 impl Command for CanvasCodeStatus {
     const NAME: &'static str = "canvas code status";
-    const ABOUT: &'static str = "Show what changed in the canvas and in the bound files since the last pull or push";
+    const ABOUT: &'static str =
+        "Show what changed in the canvas and in the bound files since the last pull or push";
     const SCOPE: Scope = Scope::Daemon;
     const READ_ONLY: bool = true;
     type Output = CanvasOut;

@@ -66,22 +66,38 @@ pub struct Preview {
 }
 
 fn viewport(doc: &Document, given: Option<&str>) -> Result<(u32, u32), ApiError> {
-    let named = |n: &str| doc.viewports.iter().find(|v| v.name == n).map(|v| (v.width, v.height));
+    let named = |n: &str| {
+        doc.viewports
+            .iter()
+            .find(|v| v.name == n)
+            .map(|v| (v.width, v.height))
+    };
     let (w, h) = match given {
-        None => doc.viewports.first().map_or((1280, 800), |v| (v.width, v.height)),
+        None => doc
+            .viewports
+            .first()
+            .map_or((1280, 800), |v| (v.width, v.height)),
         Some(v) => match named(v) {
             Some(wh) => wh,
             None => {
                 let (w, h) = v.split_once('x').ok_or_else(|| {
-                    ApiError::invalid(format!("viewport {v:?}: a name of the document's viewports, or WIDTHxHEIGHT"))
+                    ApiError::invalid(format!(
+                        "viewport {v:?}: a name of the document's viewports, or WIDTHxHEIGHT"
+                    ))
                 })?;
-                let n = |s: &str| s.trim().parse::<u32>().map_err(|_| ApiError::invalid(format!("viewport {v:?}: not numbers")));
+                let n = |s: &str| {
+                    s.trim()
+                        .parse::<u32>()
+                        .map_err(|_| ApiError::invalid(format!("viewport {v:?}: not numbers")))
+                };
                 (n(w)?, n(h)?)
             }
         },
     };
     if !(100..=4000).contains(&w) || !(100..=4000).contains(&h) {
-        return Err(ApiError::invalid("a viewport is 100 to 4000 pixels each way"));
+        return Err(ApiError::invalid(
+            "a viewport is 100 to 4000 pixels each way",
+        ));
     }
     Ok((w, h))
 }
@@ -89,8 +105,11 @@ fn viewport(doc: &Document, given: Option<&str>) -> Result<(u32, u32), ApiError>
 /// Shows `html` in the tab and screenshots the page.
 async fn shoot(tab: &Tab, html: &str, cx: &Cx, stem: &str) -> Result<PathBuf, ApiError> {
     let frame = tab.main_frame().to_string();
-    tab.call("Page.setDocumentContent", json!({ "frameId": frame, "html": html }))
-        .await?;
+    tab.call(
+        "Page.setDocumentContent",
+        json!({ "frameId": frame, "html": html }),
+    )
+    .await?;
     // Two frames: layout and paint done.
     tab.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))")
         .await?;
@@ -118,7 +137,8 @@ fn changed(before: &Document, after: &Document) -> Vec<String> {
 
 impl Command for CanvasPreview {
     const NAME: &'static str = "canvas preview";
-    const ABOUT: &'static str = "Render a canvas page in the session's browser: screenshot, console and load errors";
+    const ABOUT: &'static str =
+        "Render a canvas page in the session's browser: screenshot, console and load errors";
     const SCOPE: Scope = Scope::TabCreate;
     const READ_ONLY: bool = true;
     type Output = Preview;
@@ -175,7 +195,11 @@ impl Command for CanvasPreview {
         let (mut console_errors, mut network_errors) = (Vec::new(), Vec::new());
         {
             let rings = tab.devtools().rings();
-            for e in rings.console.iter().filter(|e| e.seq > console_from && e.level == "error") {
+            for e in rings
+                .console
+                .iter()
+                .filter(|e| e.seq > console_from && e.level == "error")
+            {
                 let text: String = e.text.chars().take(500).collect();
                 if e.kind == "network" || e.kind == "security" || e.kind == "violation" {
                     network_errors.push(text);
@@ -192,12 +216,17 @@ impl Command for CanvasPreview {
                 Some(id) => doc.page(id),
                 None => doc.pages.first(),
             };
-            page.map_or(0, |pg| pg.children.iter().map(|c| doc.subtree(c).len()).sum())
+            page.map_or(0, |pg| {
+                pg.children.iter().map(|c| doc.subtree(c).len()).sum()
+            })
         };
         Ok(Preview {
             name: doc.name.clone(),
             revision: doc.revision,
-            changed_nodes: before_doc.as_ref().map(|b| changed(b, &doc)).unwrap_or_default(),
+            changed_nodes: before_doc
+                .as_ref()
+                .map(|b| changed(b, &doc))
+                .unwrap_or_default(),
             screenshot,
             before,
             width,
@@ -222,7 +251,11 @@ impl Command for CanvasPreview {
             o.total_ms
         );
         if let Some(b) = &o.before {
-            s.push_str(&format!("\nbefore: {} ({} node(s) changed)", b.display(), o.changed_nodes.len()));
+            s.push_str(&format!(
+                "\nbefore: {} ({} node(s) changed)",
+                b.display(),
+                o.changed_nodes.len()
+            ));
         }
         for e in o.console_errors.iter().chain(&o.network_errors) {
             s.push_str(&format!("\nerror: {e}"));

@@ -248,9 +248,10 @@ impl Command for RunWorkflow {
                         self.name
                     )));
                 }
-                let root = self.root.clone().ok_or_else(|| {
-                    ApiError::invalid("--canvas needs the project folder (root)")
-                })?;
+                let root = self
+                    .root
+                    .clone()
+                    .ok_or_else(|| ApiError::invalid("--canvas needs the project folder (root)"))?;
                 let project = crate::canvas::store::Project::open(&root)?;
                 if project.exists(name)? {
                     return Err(ApiError::invalid(format!(
@@ -310,12 +311,10 @@ fn seed_canvas(
     name: &str,
 ) -> Result<Seeded, ApiError> {
     let path = std::path::Path::new(&run.bundle).join("tokens.json");
-    let bytes = crate::artifacts::read_regular(
-        &path,
-        8 << 20,
-        crate::artifacts::Symlinks::Refuse,
-        |_| Ok(()),
-    )?;
+    let bytes =
+        crate::artifacts::read_regular(&path, 8 << 20, crate::artifacts::Symlinks::Refuse, |_| {
+            Ok(())
+        })?;
     let tokens: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::internal(format!("{}: {e}", path.display())))?;
     let doc = crate::canvas::seed::from_design_tokens(name, &tokens).map_err(|e| {

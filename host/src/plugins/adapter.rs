@@ -153,7 +153,10 @@ impl Graph {
                     return Err(bad(format!("node {} has a dangling child {c}", n.id)));
                 }
                 if *c == self.root {
-                    return Err(bad(format!("node {} has the root as a child: a cycle", n.id)));
+                    return Err(bad(format!(
+                        "node {} has the root as a child: a cycle",
+                        n.id
+                    )));
                 }
                 if let Some(p) = parent.insert(*c, n.id) {
                     return Err(bad(format!(
@@ -165,8 +168,7 @@ impl Graph {
             if let (Some(span), Some(text)) = (n.span, source) {
                 span.check(text, &format!("node {}", n.id))?;
             }
-            if matches!(n.kind, NodeKind::Component | NodeKind::Opaque) && n.unsupported.is_none()
-            {
+            if matches!(n.kind, NodeKind::Component | NodeKind::Opaque) && n.unsupported.is_none() {
                 return Err(bad(format!(
                     "node {} is {:?} but says no reason it is unsupported",
                     n.id, n.kind
@@ -291,7 +293,11 @@ fn graph_in(graph: g::Graph) -> Graph {
                     g::NodeKind::Opaque => NodeKind::Opaque,
                 },
                 tag: n.tag,
-                attributes: n.attributes.into_iter().map(|a| (a.name, a.value)).collect(),
+                attributes: n
+                    .attributes
+                    .into_iter()
+                    .map(|a| (a.name, a.value))
+                    .collect(),
                 text: n.text,
                 style: n.style.into_iter().map(|d| (d.property, d.value)).collect(),
                 token_refs: n.token_refs,
@@ -392,9 +398,11 @@ impl<'a> AdapterCall<'a> {
             )));
         };
         let limits = &self.plugin.installed.manifest.limits;
-        let out = self.runtime.run_adapter(pre, limits, &self.plugin.access, |a: &Adapter, s| {
-            f(a.guest(), s)
-        })?;
+        let out =
+            self.runtime
+                .run_adapter(pre, limits, &self.plugin.access, |a: &Adapter, s| {
+                    f(a.guest(), s)
+                })?;
         if size(&out) > (limits.output_kb as usize) << 10 {
             return Err(PluginError::Output(limits.output_kb));
         }
@@ -408,7 +416,11 @@ impl<'a> AdapterCall<'a> {
                     + i.name.len()
                     + i.family.len()
                     + i.description.len()
-                    + i.patterns.iter().chain(&i.capabilities).map(String::len).sum::<usize>()
+                    + i.patterns
+                        .iter()
+                        .chain(&i.capabilities)
+                        .map(String::len)
+                        .sum::<usize>()
             },
             |a, s| a.call_describe(s),
         )?;
@@ -478,8 +490,9 @@ impl<'a> AdapterCall<'a> {
     pub fn read_tokens(&self, source: &str) -> Result<Vec<Token>, PluginError> {
         let got = self.call(
             |r: &Result<Vec<g::Token>, types::Error>| {
-                r.as_ref()
-                    .map_or(0, |t| t.iter().map(|t| 32 + t.name.len() + t.value.len()).sum())
+                r.as_ref().map_or(0, |t| {
+                    t.iter().map(|t| 32 + t.name.len() + t.value.len()).sum()
+                })
             },
             |a, s| a.call_read_tokens(s, source),
         )?;
@@ -546,12 +559,22 @@ mod tests {
 
     #[test]
     fn trees_pass_and_every_broken_shape_is_refused() {
-        assert!(graph(1, vec![n(1, &[2, 3]), n(2, &[]), n(3, &[])]).check(None).is_ok());
+        assert!(
+            graph(1, vec![n(1, &[2, 3]), n(2, &[]), n(3, &[])])
+                .check(None)
+                .is_ok()
+        );
         let cases = [
             (graph(1, vec![n(1, &[2]), n(2, &[1])]), "cycle"),
-            (graph(1, vec![n(1, &[]), n(2, &[3]), n(3, &[2])]), "not reachable"),
+            (
+                graph(1, vec![n(1, &[]), n(2, &[3]), n(3, &[2])]),
+                "not reachable",
+            ),
             (graph(1, vec![n(1, &[9])]), "dangling"),
-            (graph(1, vec![n(1, &[2, 2]), n(2, &[])]), "a graph, not a tree"),
+            (
+                graph(1, vec![n(1, &[2, 2]), n(2, &[])]),
+                "a graph, not a tree",
+            ),
             (graph(1, vec![n(1, &[]), n(1, &[])]), "used twice"),
             (graph(7, vec![n(1, &[])]), "root 7"),
         ];

@@ -40,7 +40,11 @@ fn install_hostile(d: &Daemon) {
 }
 
 fn new_doc(d: &Daemon, root: &Path, name: &str) -> Value {
-    d.ok("default", "canvas_new", json!({ "name": name, "root": root }))
+    d.ok(
+        "default",
+        "canvas_new",
+        json!({ "name": name, "root": root }),
+    )
 }
 
 fn patch(d: &Daemon, root: &Path, name: &str, base: u64, ops: Value) -> Value {
@@ -52,7 +56,8 @@ fn patch(d: &Daemon, root: &Path, name: &str, base: u64, ops: Value) -> Value {
 }
 
 fn doc_file(root: &Path, name: &str) -> PathBuf {
-    root.join(".webrig/canvas").join(format!("{name}.canvas.json"))
+    root.join(".webrig/canvas")
+        .join(format!("{name}.canvas.json"))
 }
 
 fn starter_ops() -> Value {
@@ -81,10 +86,16 @@ fn patches_are_atomic_revisioned_leased_and_undoable() {
     assert_eq!(r["result"]["revision"], 1, "{r}");
     // Sorted keys on disk.
     let text = std::fs::read_to_string(&file).expect("read");
-    let keys: Vec<usize> = ["\"assets\"", "\"bindings\"", "\"format\"", "\"name\"", "\"nodes\""]
-        .iter()
-        .map(|k| text.find(k).expect(k))
-        .collect();
+    let keys: Vec<usize> = [
+        "\"assets\"",
+        "\"bindings\"",
+        "\"format\"",
+        "\"name\"",
+        "\"nodes\"",
+    ]
+    .iter()
+    .map(|k| text.find(k).expect(k))
+    .collect();
     assert!(keys.windows(2).all(|w| w[0] < w[1]), "{text}");
 
     // A stale base revision: a conflict naming the current one; nothing changes.
@@ -92,7 +103,10 @@ fn patches_are_atomic_revisioned_leased_and_undoable() {
     let r = patch(&d, root, "site", 0, starter_ops());
     assert_eq!(r["error"]["code"], "conflict", "{r}");
     let msg = r["error"]["message"].as_str().expect("message");
-    assert!(msg.starts_with("revision_conflict") && msg.contains("revision 1"), "{msg}");
+    assert!(
+        msg.starts_with("revision_conflict") && msg.contains("revision 1"),
+        "{msg}"
+    );
     assert_eq!(std::fs::read(&file).expect("read"), before);
 
     // One bad op: the whole batch is refused, the file is byte-identical.
@@ -107,10 +121,22 @@ fn patches_are_atomic_revisioned_leased_and_undoable() {
         ]),
     );
     assert_eq!(r["error"]["code"], "invalid_argument", "{r}");
-    assert!(r["error"]["message"].as_str().unwrap_or("").contains("op 1"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("op 1"),
+        "{r}"
+    );
     assert_eq!(std::fs::read(&file).expect("read"), before);
     // Unknown ops and fields do not parse.
-    let r = patch(&d, root, "site", 1, json!([{ "op": "node.explode", "id": "title" }]));
+    let r = patch(
+        &d,
+        root,
+        "site",
+        1,
+        json!([{ "op": "node.explode", "id": "title" }]),
+    );
     assert_eq!(r["error"]["code"], "invalid_argument", "{r}");
 
     // Another agent is refused while the lease runs; the holder is named.
@@ -121,9 +147,19 @@ fn patches_are_atomic_revisioned_leased_and_undoable() {
                 "ops": [{ "op": "token.set", "name": "--x", "value": "1" }] }),
     );
     assert_eq!(r["error"]["code"], "conflict", "{r}");
-    assert!(r["error"]["message"].as_str().unwrap_or("").contains("lease_held"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("lease_held"),
+        "{r}"
+    );
     // Released, the other agent may edit.
-    d.ok("default", "canvas_close", json!({ "name": "site", "root": root }));
+    d.ok(
+        "default",
+        "canvas_close",
+        json!({ "name": "site", "root": root }),
+    );
     let r = d.ok(
         "default",
         "canvas_patch",
@@ -139,18 +175,30 @@ fn patches_are_atomic_revisioned_leased_and_undoable() {
         json!({ "name": "site", "root": root, "agent": "other", "step": "undo" }),
     );
     assert_eq!(r["revision"], 3, "{r}");
-    let open = d.ok("default", "canvas_open", json!({ "name": "site", "root": root, "agent": "other" }));
-    assert_eq!(open["document"]["nodes"]["title"]["text"], "Hello", "{open}");
+    let open = d.ok(
+        "default",
+        "canvas_open",
+        json!({ "name": "site", "root": root, "agent": "other" }),
+    );
+    assert_eq!(
+        open["document"]["nodes"]["title"]["text"], "Hello",
+        "{open}"
+    );
     let r = d.ok(
         "default",
         "canvas_history",
         json!({ "name": "site", "root": root, "agent": "other", "step": "redo" }),
     );
     assert_eq!(r["revision"], 4);
-    let open = d.ok("default", "canvas_open", json!({ "name": "site", "root": root, "agent": "other" }));
+    let open = d.ok(
+        "default",
+        "canvas_open",
+        json!({ "name": "site", "root": root, "agent": "other" }),
+    );
     assert_eq!(open["document"]["nodes"]["title"]["text"], "Changed");
     // A document changed behind the history: the step is refused, not applied.
-    let mut doc: Value = serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
     doc["revision"] = json!(40);
     std::fs::write(&file, doc.to_string()).expect("write");
     let r = d.cmd(
@@ -166,14 +214,22 @@ fn the_cli_works_in_its_folder_and_reads_the_patch_file() {
     let d = Daemon::start().expect("daemon");
     let dir = project();
     let out = d.cli_in(&["canvas", "new", "notes"], Some(dir.path()));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(doc_file(dir.path(), "notes").is_file());
     std::fs::write(dir.path().join("p.json"), starter_ops().to_string()).expect("write");
     let out = d.cli_in(
         &["canvas", "patch", "notes", "--base-revision", "0", "p.json"],
         Some(dir.path()),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("notes r1"));
     let out = d.cli_in(
         &["canvas", "patch", "notes", "--base-revision", "0", "p.json"],
@@ -181,14 +237,28 @@ fn the_cli_works_in_its_folder_and_reads_the_patch_file() {
     );
     assert_eq!(out.status.code(), Some(17), "conflict's exit code");
     // A malformed patch file names the bad op.
-    std::fs::write(dir.path().join("bad.json"), r#"[{"op":"token.set","name":"--a","value":"1"},{"op":"nope"}]"#)
-        .expect("write");
+    std::fs::write(
+        dir.path().join("bad.json"),
+        r#"[{"op":"token.set","name":"--a","value":"1"},{"op":"nope"}]"#,
+    )
+    .expect("write");
     let out = d.cli_in(
-        &["canvas", "patch", "notes", "--base-revision", "1", "bad.json"],
+        &[
+            "canvas",
+            "patch",
+            "notes",
+            "--base-revision",
+            "1",
+            "bad.json",
+        ],
         Some(dir.path()),
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("op 1"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("op 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The RGB of the pixel at (x, y) of a PNG file.
@@ -211,8 +281,15 @@ fn a_preview_shows_the_patch_in_the_nodes_box() {
     let root = dir.path();
     new_doc(&d, root, "look");
     assert_eq!(patch(&d, root, "look", 0, starter_ops())["ok"], true);
-    let first = d.ok("default", "canvas_preview", json!({ "name": "look", "root": root }));
-    assert!(first["console_errors"].as_array().expect("list").is_empty(), "{first}");
+    let first = d.ok(
+        "default",
+        "canvas_preview",
+        json!({ "name": "look", "root": root }),
+    );
+    assert!(
+        first["console_errors"].as_array().expect("list").is_empty(),
+        "{first}"
+    );
     // The node's box, from the page the preview left in the tab.
     let rect = d.ok(
         "default",
@@ -225,7 +302,11 @@ fn a_preview_shows_the_patch_in_the_nodes_box() {
         (rect["y"].as_f64().expect("y") + 150.0) as u32,
     );
     let shot = PathBuf::from(first["screenshot"].as_str().expect("path"));
-    assert_eq!(pixel(&shot, cx, cy), [0, 170, 119], "the token's colour at the hero's box");
+    assert_eq!(
+        pixel(&shot, cx, cy),
+        [0, 170, 119],
+        "the token's colour at the hero's box"
+    );
 
     let r = patch(
         &d,
@@ -249,7 +330,11 @@ fn a_preview_shows_the_patch_in_the_nodes_box() {
     // Outside the node, the page is white before and after.
     assert_eq!(pixel(&after, 790, 590), [255, 255, 255]);
     // The text node is text on the page.
-    let text = d.ok("default", "eval", json!({ "script": "document.querySelector('[data-node-id=title]').textContent" }));
+    let text = d.ok(
+        "default",
+        "eval",
+        json!({ "script": "document.querySelector('[data-node-id=title]').textContent" }),
+    );
     assert_eq!(text["value"], "Hello");
 }
 
@@ -276,11 +361,23 @@ fn a_document_cannot_run_script_in_the_preview() {
         ]),
     );
     assert_eq!(r["ok"], true, "{r}");
-    d.ok("default", "canvas_preview", json!({ "name": "evil", "root": root }));
+    d.ok(
+        "default",
+        "canvas_preview",
+        json!({ "name": "evil", "root": root }),
+    );
     d.ok("default", "click", json!({ "target": "[data-node-id=c]" }));
-    let v = d.ok("default", "eval", json!({ "script": "String(window.pwned)" }));
+    let v = d.ok(
+        "default",
+        "eval",
+        json!({ "script": "String(window.pwned)" }),
+    );
     assert_eq!(v["value"], "undefined", "script ran in the preview");
-    let scripts = d.ok("default", "eval", json!({ "script": "document.scripts.length" }));
+    let scripts = d.ok(
+        "default",
+        "eval",
+        json!({ "script": "document.scripts.length" }),
+    );
     assert_eq!(scripts["value"], 0);
 }
 
@@ -290,7 +387,10 @@ fn the_http_door_refuses_the_canvas() {
     let dir = project();
     for (command, args) in [
         ("canvas_new", json!({ "name": "x", "root": dir.path() })),
-        ("canvas_code_pull", json!({ "name": "x", "root": dir.path(), "file": "a.html" })),
+        (
+            "canvas_code_pull",
+            json!({ "name": "x", "root": dir.path(), "file": "a.html" }),
+        ),
         ("canvas_preview", json!({ "name": "x", "root": dir.path() })),
     ] {
         let r = d.request_tcp(json!({ "session": "default", "command": command, "args": args }));
@@ -308,8 +408,11 @@ fn the_project_folder_holds_against_path_tricks_symlinks_and_bombs() {
     new_doc(&d, root, "p");
     let outside = project();
     std::fs::write(outside.path().join("secret.hostile"), "top secret\n").expect("write");
-    std::os::unix::fs::symlink(outside.path().join("secret.hostile"), root.join("link.hostile"))
-        .expect("symlink");
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.hostile"),
+        root.join("link.hostile"),
+    )
+    .expect("symlink");
     std::os::unix::fs::symlink(outside.path(), root.join("linked-dir")).expect("symlink");
     std::fs::write(root.join("bomb.hostile"), vec![b'a'; 5 << 20]).expect("bomb");
     let secret_abs = outside.path().join("secret.hostile");
@@ -328,27 +431,51 @@ fn the_project_folder_holds_against_path_tricks_symlinks_and_bombs() {
             json!({ "name": "p", "root": root, "file": file }),
             code,
         );
-        assert!(!e["message"].as_str().unwrap_or("").contains("top secret"), "{e}");
+        assert!(
+            !e["message"].as_str().unwrap_or("").contains("top secret"),
+            "{e}"
+        );
     }
     // A document that is a symlink, or hand-made inconsistent, is refused.
     let file = doc_file(root, "p");
     let good = std::fs::read(&file).expect("read");
     std::fs::remove_file(&file).expect("rm");
     std::os::unix::fs::symlink(outside.path().join("secret.hostile"), &file).expect("symlink");
-    d.err("default", "canvas_open", json!({ "name": "p", "root": root }), "invalid_argument");
+    d.err(
+        "default",
+        "canvas_open",
+        json!({ "name": "p", "root": root }),
+        "invalid_argument",
+    );
     std::fs::remove_file(&file).expect("rm");
     let mut doc: Value = serde_json::from_slice(&good).expect("json");
     doc["pages"][0]["children"] = json!(["n1"]);
-    doc["nodes"] = json!({ "n1": { "id": "n1", "kind": "frame", "page": "p1", "children": ["n1"] } });
+    doc["nodes"] =
+        json!({ "n1": { "id": "n1", "kind": "frame", "page": "p1", "children": ["n1"] } });
     std::fs::write(&file, doc.to_string()).expect("write");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    d.err("default", "canvas_open", json!({ "name": "p", "root": root }), "invalid_argument");
+    d.err(
+        "default",
+        "canvas_open",
+        json!({ "name": "p", "root": root }),
+        "invalid_argument",
+    );
     // Document names are ids, not paths.
-    d.err("default", "canvas_new", json!({ "name": "../x", "root": root }), "invalid_argument");
+    d.err(
+        "default",
+        "canvas_new",
+        json!({ "name": "../x", "root": root }),
+        "invalid_argument",
+    );
     // A project folder others may write is refused.
     let shared = project();
     std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
-    d.err("default", "canvas_new", json!({ "name": "x", "root": shared.path() }), "forbidden");
+    d.err(
+        "default",
+        "canvas_new",
+        json!({ "name": "x", "root": shared.path() }),
+        "forbidden",
+    );
 }
 
 #[test]
@@ -374,10 +501,17 @@ fn a_hostile_adapter_is_contained_and_nothing_is_written() {
         std::fs::write(root.join(file), "one\ntwo\n").expect("write");
         let r = pull(file);
         assert_eq!(r["error"]["code"], "plugin_failed", "{file}: {r}");
-        assert!(r["error"]["message"].as_str().unwrap_or("").contains(says), "{file}: {r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap_or("").contains(says),
+            "{file}: {r}"
+        );
     }
     // The daemon is fine, and the document unchanged.
-    let open = d.ok("default", "canvas_open", json!({ "name": "h", "root": root }));
+    let open = d.ok(
+        "default",
+        "canvas_open",
+        json!({ "name": "h", "root": root }),
+    );
     assert_eq!(open["revision"], 0, "{open}");
 
     for (mode, says) in [
@@ -390,11 +524,24 @@ fn a_hostile_adapter_is_contained_and_nothing_is_written() {
         std::fs::write(root.join(&file), &text).expect("write");
         let r = pull(&file);
         assert_eq!(r["ok"], true, "{r}");
-        let binding = r["result"]["pulled"]["binding"].as_str().expect("binding").to_string();
+        let binding = r["result"]["pulled"]["binding"]
+            .as_str()
+            .expect("binding")
+            .to_string();
         let base = r["result"]["revision"].as_u64().expect("rev");
-        let open = d.ok("default", "canvas_open", json!({ "name": "h", "root": root }));
-        let root_node = open["document"]["bindings"][&binding]["root"].as_str().expect("root").to_string();
-        let second = open["document"]["nodes"][&root_node]["children"][1].as_str().expect("child").to_string();
+        let open = d.ok(
+            "default",
+            "canvas_open",
+            json!({ "name": "h", "root": root }),
+        );
+        let root_node = open["document"]["bindings"][&binding]["root"]
+            .as_str()
+            .expect("root")
+            .to_string();
+        let second = open["document"]["nodes"][&root_node]["children"][1]
+            .as_str()
+            .expect("child")
+            .to_string();
         let r = patch(
             &d,
             root,
@@ -409,10 +556,23 @@ fn a_hostile_adapter_is_contained_and_nothing_is_written() {
             json!({ "name": "h", "root": root, "binding": binding }),
         );
         assert_eq!(r["error"]["code"], "plugin_failed", "{mode}: {r}");
-        assert!(r["error"]["message"].as_str().unwrap_or("").contains(says), "{mode}: {r}");
-        assert_eq!(std::fs::read_to_string(root.join(&file)).expect("read"), text, "{mode}: written");
+        assert!(
+            r["error"]["message"].as_str().unwrap_or("").contains(says),
+            "{mode}: {r}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join(&file)).expect("read"),
+            text,
+            "{mode}: written"
+        );
     }
-    assert!(!root.join(".webrig/canvas/backups").exists() || std::fs::read_dir(root.join(".webrig/canvas/backups")).expect("dir").next().is_none());
+    assert!(
+        !root.join(".webrig/canvas/backups").exists()
+            || std::fs::read_dir(root.join(".webrig/canvas/backups"))
+                .expect("dir")
+                .next()
+                .is_none()
+    );
 }
 
 #[test]
@@ -429,23 +589,60 @@ fn a_push_refuses_a_file_changed_since_the_pull_unless_the_canvas_wins() {
         json!({ "name": "s", "root": root, "file": "doc.hostile" }),
     );
     assert_eq!(r["pulled"]["adapter"], "adapter-guest", "{r}");
-    let open = d.ok("default", "canvas_open", json!({ "name": "s", "root": root }));
+    let open = d.ok(
+        "default",
+        "canvas_open",
+        json!({ "name": "s", "root": root }),
+    );
     let b = r["pulled"]["binding"].as_str().expect("b");
-    let root_node = open["document"]["bindings"][b]["root"].as_str().expect("root");
-    let first = open["document"]["nodes"][root_node]["children"][0].as_str().expect("first").to_string();
-    let r = patch(&d, root, "s", 1, json!([{ "op": "node.update", "id": first, "set": { "text": "ALPHA" } }]));
+    let root_node = open["document"]["bindings"][b]["root"]
+        .as_str()
+        .expect("root");
+    let first = open["document"]["nodes"][root_node]["children"][0]
+        .as_str()
+        .expect("first")
+        .to_string();
+    let r = patch(
+        &d,
+        root,
+        "s",
+        1,
+        json!([{ "op": "node.update", "id": first, "set": { "text": "ALPHA" } }]),
+    );
     assert_eq!(r["ok"], true, "{r}");
-    let status = d.ok("default", "canvas_code_status", json!({ "name": "s", "root": root }));
+    let status = d.ok(
+        "default",
+        "canvas_code_status",
+        json!({ "name": "s", "root": root }),
+    );
     assert_eq!(status["status"][0]["canvas_changes"], 1, "{status}");
     assert_eq!(status["status"][0]["file_changed"], false, "{status}");
 
     // Someone edits the file meanwhile.
     std::fs::write(root.join("doc.hostile"), "alpha\nbeta\ngamma\n").expect("write");
-    let status = d.ok("default", "canvas_code_status", json!({ "name": "s", "root": root }));
+    let status = d.ok(
+        "default",
+        "canvas_code_status",
+        json!({ "name": "s", "root": root }),
+    );
     assert_eq!(status["status"][0]["file_changed"], true, "{status}");
-    let e = d.err("default", "canvas_code_push", json!({ "name": "s", "root": root }), "conflict");
-    assert!(e["message"].as_str().unwrap_or("").starts_with("source_changed"), "{e}");
-    assert_eq!(std::fs::read_to_string(root.join("doc.hostile")).expect("read"), "alpha\nbeta\ngamma\n");
+    let e = d.err(
+        "default",
+        "canvas_code_push",
+        json!({ "name": "s", "root": root }),
+        "conflict",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("source_changed"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("doc.hostile")).expect("read"),
+        "alpha\nbeta\ngamma\n"
+    );
     // --prefer canvas: the canvas's version of the bound part wins.
     let r = d.ok(
         "default",
@@ -453,14 +650,35 @@ fn a_push_refuses_a_file_changed_since_the_pull_unless_the_canvas_wins() {
         json!({ "name": "s", "root": root, "prefer": "canvas" }),
     );
     assert_eq!(r["pushed"]["changed"], 1, "{r}");
-    assert_eq!(std::fs::read_to_string(root.join("doc.hostile")).expect("read"), "ALPHA\nbeta\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("doc.hostile")).expect("read"),
+        "ALPHA\nbeta\n"
+    );
     let backup = PathBuf::from(r["pushed"]["backup"].as_str().expect("backup"));
-    assert_eq!(std::fs::read_to_string(&backup).expect("backup"), "alpha\nbeta\ngamma\n");
-    assert_eq!(std::fs::metadata(&backup).expect("meta").permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::read_to_string(&backup).expect("backup"),
+        "alpha\nbeta\ngamma\n"
+    );
+    assert_eq!(
+        std::fs::metadata(&backup)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
     // In sync again: nothing to push, the file left alone.
-    let r = d.ok("default", "canvas_code_push", json!({ "name": "s", "root": root }));
+    let r = d.ok(
+        "default",
+        "canvas_code_push",
+        json!({ "name": "s", "root": root }),
+    );
     assert_eq!(r["pushed"]["unchanged"], true, "{r}");
-    let status = d.ok("default", "canvas_code_status", json!({ "name": "s", "root": root }));
+    let status = d.ok(
+        "default",
+        "canvas_code_status",
+        json!({ "name": "s", "root": root }),
+    );
     assert_eq!(status["status"][0]["canvas_changes"], 0, "{status}");
     assert_eq!(status["status"][0]["file_changed"], false, "{status}");
 }

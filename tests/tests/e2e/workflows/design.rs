@@ -273,15 +273,32 @@ fn inspiredesign_seeds_a_canvas_whose_preview_uses_the_merged_tokens() {
     let seeded = &r["result"]["canvas"];
     assert_eq!(seeded["name"], "brand", "{r}");
     assert!(seeded["tokens"].as_u64().unwrap_or(0) >= 3, "{seeded}");
-    let open = d.ok("default", "canvas_open", json!({ "name": "brand", "root": project.path() }));
+    let open = d.ok(
+        "default",
+        "canvas_open",
+        json!({ "name": "brand", "root": project.path() }),
+    );
     let doc = &open["document"];
     let bundle = PathBuf::from(r["result"]["bundle"].as_str().expect("bundle"));
     let proposed = read_json(&bundle.join("tokens.json"))["proposed"].clone();
-    assert_eq!(doc["tokens"]["--color-background"], proposed["background"], "{doc}");
+    assert_eq!(
+        doc["tokens"]["--color-background"], proposed["background"],
+        "{doc}"
+    );
     assert_eq!(doc["nodes"]["headline-text"]["text"], "calm editorial");
     // The starter page renders with the tokens.
-    let preview = d.ok("default", "canvas_preview", json!({ "name": "brand", "root": project.path() }));
-    assert!(preview["console_errors"].as_array().expect("list").is_empty(), "{preview}");
+    let preview = d.ok(
+        "default",
+        "canvas_preview",
+        json!({ "name": "brand", "root": project.path() }),
+    );
+    assert!(
+        preview["console_errors"]
+            .as_array()
+            .expect("list")
+            .is_empty(),
+        "{preview}"
+    );
     let bg = d.ok(
         "default",
         "eval",
@@ -293,7 +310,10 @@ fn inspiredesign_seeds_a_canvas_whose_preview_uses_the_merged_tokens() {
         "eval",
         json!({ "script": format!("(() => {{ const e = document.createElement('i'); e.style.color = {want:?}; document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c }})()") }),
     );
-    assert_eq!(bg["value"], normal["value"], "the hero paints the proposed background");
+    assert_eq!(
+        bg["value"], normal["value"],
+        "the hero paints the proposed background"
+    );
     // A second seed of the same name is refused before the run; a workflow
     // without tokens is refused too.
     let again = run(

@@ -370,3 +370,37 @@ fn host_shaped_graph_keeps_source_order() {
         "{out}"
     );
 }
+
+#[test]
+fn every_single_edit_of_the_fixture_round_trips() {
+    let (ep, g) = pull(LANDING, None);
+    let mut tried = 0;
+    for n in &g.nodes {
+        let mut edited = g.clone();
+        let node = get_mut(&mut edited, n.id).expect("node");
+        match (n.kind, &n.unsupported) {
+            (NodeKind::Text, _) => node.text = format!("{} (edited)", n.text.trim()),
+            (NodeKind::Element, None) if n.id != 1 => {
+                node.attributes.push(Attribute {
+                    name: "data-edited".into(),
+                    value: "yes".into(),
+                });
+                node.style.push(Declaration {
+                    property: "outline".into(),
+                    value: "1px solid".into(),
+                });
+            }
+            _ => continue,
+        }
+        let edit = HtmlStatic::emit(LANDING, ep.span, &edited).expect("a plain edit is written");
+        let out = apply(LANDING, &edit).expect("applies");
+        let g2 = HtmlStatic::parse(
+            &out,
+            &HtmlStatic::detect("f.html", &out, None).expect("detects"),
+        )
+        .expect("parses");
+        assert!(same_shape(&edited, &g2), "node {}: {out}", n.id);
+        tried += 1;
+    }
+    assert!(tried > 5, "{tried}");
+}

@@ -211,6 +211,28 @@ fn generated_documents_round_trip_or_are_refused() {
             if kids > 2 && rng.next().is_multiple_of(2) {
                 g.nodes[0].children.remove(0);
             }
+            // Set an attribute the way the host sends a changed node (name
+            // order, no reason), and swap two children.
+            let elements: Vec<u32> = g
+                .nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Element && n.id != 1)
+                .map(|n| n.id)
+                .collect();
+            if !elements.is_empty() {
+                let pick = elements[rng.next() % elements.len()];
+                let n = testing::get_mut(&mut g, pick).expect("element");
+                n.attributes.push(webrig_adapter_sdk::types::Attribute {
+                    name: "data-k".into(),
+                    value: "v\"{1}".into(),
+                });
+                n.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+                n.unsupported = None;
+            }
+            let kids = g.nodes[0].children.len();
+            if kids > 1 && rng.next().is_multiple_of(3) {
+                g.nodes[0].children.swap(0, kids - 1);
+            }
             let Ok(edit) = emit::emit(&src, d, &doc, root, &g) else {
                 continue;
             };

@@ -10,7 +10,7 @@
 
 pub mod tokens;
 
-use webrig_adapter_markup::{Dialect, emit_at, parse_doc, subtree};
+use webrig_adapter_markup::{Dialect, emit_at, graph_of, parse_doc};
 use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
@@ -88,7 +88,7 @@ impl Adapter for HtmlStatic {
                 span.0, span.1, entrypoint.name
             ))
         })?;
-        Ok(subtree(&doc, root))
+        graph_of(&doc, root)
     }
 
     fn emit(source: &str, bound: Span, graph: &Graph) -> Result<SourceEdit, Error> {

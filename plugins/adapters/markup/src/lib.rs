@@ -39,6 +39,22 @@ pub fn subtree(doc: &Doc, root: usize) -> Graph {
     graph::build(doc, root).graph
 }
 
+/// Nodes a graph may have: the host's limit, refused here with a clear
+/// error rather than answered and refused there.
+pub const MAX_NODES: usize = 20_000;
+
+/// [`subtree`], refused when it has more than [`MAX_NODES`] nodes.
+pub fn graph_of(doc: &Doc, root: usize) -> Result<Graph, Error> {
+    let g = subtree(doc, root);
+    if g.nodes.len() > MAX_NODES {
+        return Err(Error::InvalidInput(format!(
+            "the bound part has {} nodes, over the limit of {MAX_NODES}",
+            g.nodes.len()
+        )));
+    }
+    Ok(g)
+}
+
 /// `span` as byte offsets, checked against `src`.
 pub fn checked_span(src: &str, span: Span) -> Result<(usize, usize), Error> {
     let (s, e) = (span.start as usize, span.end as usize);

@@ -278,3 +278,21 @@ fn dump(g: &Graph) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn graphs_over_the_node_limit_are_refused() {
+    let src = format!("<ul>{}</ul>", "<li>x</li>".repeat(MAX_NODES / 2 + 1));
+    let doc = parse_doc(&src, Dialect::Html).expect("parses");
+    assert!(matches!(
+        graph_of(&doc, 0),
+        Err(webrig_adapter_sdk::types::Error::InvalidInput(_))
+    ));
+    let src = format!("<ul>{}</ul>", "<li>x</li>".repeat(100));
+    assert_eq!(
+        graph_of(&parse_doc(&src, Dialect::Html).expect("parses"), 0)
+            .expect("fits")
+            .nodes
+            .len(),
+        201
+    );
+}

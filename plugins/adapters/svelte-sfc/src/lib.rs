@@ -19,7 +19,7 @@
 //! no attributes) whose children are the top-level nodes in it; a
 //! `<script>` or `<style>` between them is an opaque child.
 
-use webrig_adapter_markup::{Dialect, Doc, emit_at, parse_doc, subtree};
+use webrig_adapter_markup::{Dialect, Doc, emit_at, graph_of, parse_doc};
 use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
@@ -91,7 +91,7 @@ impl Adapter for SvelteSfc {
                 span.0, span.1
             ))
         })?;
-        Ok(subtree(&doc, root))
+        graph_of(&doc, root)
     }
 
     fn emit(source: &str, bound: Span, graph: &Graph) -> Result<SourceEdit, Error> {

@@ -19,7 +19,7 @@
 //! The entrypoint is `template`; its span is the whole top-level
 //! `<template>` element (open tag to close tag), which is the graph's root.
 
-use webrig_adapter_markup::{Dialect, Doc, emit_at, parse_doc, subtree};
+use webrig_adapter_markup::{Dialect, Doc, emit_at, graph_of, parse_doc};
 use webrig_adapter_sdk::Adapter;
 #[cfg(target_arch = "wasm32")]
 use webrig_adapter_sdk::export_adapter;
@@ -83,7 +83,7 @@ impl Adapter for VueSfc {
                 span.0, span.1
             ))
         })?;
-        Ok(subtree(&doc, root))
+        graph_of(&doc, root)
     }
 
     fn emit(source: &str, bound: Span, graph: &Graph) -> Result<SourceEdit, Error> {

@@ -404,3 +404,23 @@ fn every_single_edit_of_the_fixture_round_trips() {
     }
     assert!(tried > 5, "{tried}");
 }
+
+#[test]
+fn new_subtrees_are_indented_like_their_siblings() {
+    let (ep, mut g) = pull(LANDING, Some("features"));
+    let card = insert_element(&mut g, 1, 3, "article", "unused").expect("card");
+    get_mut(&mut g, card).expect("card").children.clear();
+    get_mut(&mut g, card)
+        .expect("card")
+        .attributes
+        .push(Attribute {
+            name: "class".into(),
+            value: "card".into(),
+        });
+    insert_element(&mut g, card, 0, "h2", "Audit").expect("h2");
+    insert_element(&mut g, card, 1, "p", "Every change, signed\u{a0}and kept.").expect("p");
+    let out = push(LANDING, &ep, &g);
+    let want = "        <p>One click back to the last good build &mdash; no pager.</p>\n      </article>\n      \
+                <article class=\"card\">\n        <h2>Audit</h2>\n        <p>Every change, signed&nbsp;and kept.</p>\n      </article>\n    </section>";
+    assert!(out.contains(want), "{out}");
+}

@@ -103,6 +103,8 @@ pub fn escape_text(text: &str, braces: &[char]) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
+            // Invisible in source: written as a reference so a reader sees it.
+            '\u{a0}' => out.push_str("&nbsp;"),
             c if braces.contains(&c) => out.push_str(&format!("&#{};", c as u32)),
             c => out.push(c),
         }

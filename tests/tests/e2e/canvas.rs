@@ -682,3 +682,36 @@ fn a_push_refuses_a_file_changed_since_the_pull_unless_the_canvas_wins() {
     assert_eq!(status["status"][0]["canvas_changes"], 0, "{status}");
     assert_eq!(status["status"][0]["file_changed"], false, "{status}");
 }
+
+#[test]
+fn another_users_folder_in_or_as_the_project_is_refused() {
+    let Some(other) = webrig_tests::other_user::OtherUser::get(
+        "another_users_folder_in_or_as_the_project_is_refused",
+    ) else {
+        return;
+    };
+    let d = Daemon::start().expect("daemon");
+    install_hostile(&d);
+    let dir = project();
+    let root = dir.path();
+    new_doc(&d, root, "p");
+    // A folder of theirs inside the project: they could swap what is in it
+    // between the check and the write, so nothing under it is read or written.
+    let theirs = root.join("src");
+    std::fs::create_dir(&theirs).expect("mkdir");
+    std::fs::write(theirs.join("a.hostile"), "one\n").expect("write");
+    std::os::unix::fs::chown(&theirs, Some(other.uid()), Some(other.gid())).expect("chown");
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let e = d.err(
+        "default",
+        "canvas_code_pull",
+        json!({ "name": "p", "root": root, "file": "src/a.hostile" }),
+        "forbidden",
+    );
+    assert!(e["message"].as_str().unwrap_or("").contains("uid"), "{e}");
+    // A project folder of theirs: refused before anything is written.
+    let top = project();
+    std::os::unix::fs::chown(top.path(), Some(other.uid()), Some(other.gid())).expect("chown");
+    d.err("default", "canvas_new", json!({ "name": "x", "root": top.path() }), "forbidden");
+    assert!(!top.path().join(".webrig").exists());
+}

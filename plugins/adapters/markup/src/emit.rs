@@ -592,7 +592,9 @@ impl<'a> Ctx<'a> {
             .filter(|_| spans.len() > 1)
             .map_or(lead, |g| ws_suffix(g));
         let trail = ws_suffix(gaps[spans.len()]);
-        let pos = |id: u32| orig_kids.iter().position(|&c| c == id);
+        let index: HashMap<u32, usize> =
+            orig_kids.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+        let pos = |id: u32| index.get(&id).copied();
         for (k, &kid) in kids.iter().enumerate() {
             let gap = if k == 0 {
                 if orig_kids.first() == Some(&kid) {

@@ -296,3 +296,23 @@ fn graphs_over_the_node_limit_are_refused() {
         201
     );
 }
+
+#[test]
+fn a_wide_list_emits_quickly() {
+    let src = format!("<ul>\n{}</ul>", "  <li>item</li>\n".repeat(9_000));
+    let doc = parse_doc(&src, Dialect::Html).expect("parses");
+    let mut g = graph_of(&doc, 0).expect("fits");
+    let last = g.nodes.len() as u32;
+    testing::get_mut(&mut g, last).expect("text").text = "last".into();
+    testing::insert_element(&mut g, 1, 0, "li", "first").expect("inserted");
+    let started = std::time::Instant::now();
+    let edit = emit::emit(&src, Dialect::Html, &doc, 0, &g).expect("emits");
+    assert!(
+        started.elapsed().as_millis() < 500,
+        "{:?}",
+        started.elapsed()
+    );
+    let out = apply(&src, &edit).expect("applies");
+    assert!(out.starts_with("<ul>\n  <li>first</li>\n  <li>item</li>"));
+    assert!(out.ends_with("<li>last</li>\n</ul>"));
+}

@@ -394,7 +394,7 @@ impl<'a> Ctx<'a> {
             (Some(p), _) if more && left_open(p) => out.push_str(&close_tag(id, &p.tag)?),
             (Some(p), _) => out.push_str(&self.src[p.close_start..p.span.1]),
             (None, _) if void => {}
-            (None, Some(p)) if p.close_start < p.span.1 => {
+            (None, Some(p)) if p.close_start < p.span.1 && p.tag == n.tag => {
                 out.push_str(&self.src[p.close_start..p.span.1])
             }
             (None, _) => {

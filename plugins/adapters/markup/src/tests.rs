@@ -228,6 +228,9 @@ fn generated_documents_round_trip_or_are_refused() {
                 });
                 n.attributes.sort_by(|a, b| a.name.cmp(&b.name));
                 n.unsupported = None;
+                if rng.next().is_multiple_of(4) {
+                    n.tag = "section".into();
+                }
             }
             let kids = g.nodes[0].children.len();
             if kids > 1 && rng.next().is_multiple_of(3) {
@@ -315,4 +318,17 @@ fn a_wide_list_emits_quickly() {
     let out = apply(&src, &edit).expect("applies");
     assert!(out.starts_with("<ul>\n  <li>first</li>\n  <li>item</li>"));
     assert!(out.ends_with("<li>last</li>\n</ul>"));
+}
+
+#[test]
+fn a_renamed_element_gets_its_new_close_tag() {
+    let src = "<main>\n  <div class=\"a\"><b>x</b></div>\n</main>";
+    let doc = parse_doc(src, Dialect::Html).expect("parses");
+    let mut g = graph_of(&doc, 0).expect("graph");
+    testing::get_mut(&mut g, 2).expect("div").tag = "section".into();
+    let edit = emit::emit(src, Dialect::Html, &doc, 0, &g).expect("emits");
+    assert_eq!(
+        apply(src, &edit).expect("applies"),
+        "<main>\n  <section class=\"a\"><b>x</b></section>\n</main>"
+    );
 }

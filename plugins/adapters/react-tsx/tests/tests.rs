@@ -55,7 +55,7 @@ fn shape(g: &Graph) -> String {
     out
 }
 
-fn find<'g>(g: &'g mut Graph, f: impl Fn(&Node) -> bool) -> &'g mut Node {
+fn find(g: &mut Graph, f: impl Fn(&Node) -> bool) -> &mut Node {
     g.nodes
         .iter_mut()
         .find(|n| f(n))

@@ -21,11 +21,16 @@
 //!   `component`, and a fragment (`<>…</>`) a `component` with the tag ""
 //!   (both "not edited inside": no children in the graph).
 //! - `{expr}` children are `opaque` ("an expression"; `{/* … */}` is "a
-//!   comment").
+//!   comment"), their source as their text.
 //! - an element with a spread, an event handler or any non-literal
 //!   attribute or style keeps its literal parts and is `unsupported`,
 //!   naming what it cannot model; its own parts cannot be changed, its
 //!   children can.
+//!
+//! Printed text escapes `{`, `}`, `<`, `>` and `&` as character references
+//! (`&#123;`), not as `{"{"}`: an expression container would read back as
+//! an opaque child, not as the text. Line breaks and tabs inside a text
+//! are written `&#10;` and `&#9;` so React's whitespace rules keep them.
 
 pub mod detect;
 pub mod emit;

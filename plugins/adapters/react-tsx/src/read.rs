@@ -179,11 +179,14 @@ impl Builder<'_> {
                 };
                 let at = self.push(NodeKind::Opaque, "", x.span);
                 self.nodes[at].unsupported = Some(why.into());
+                // The source, for the canvas to show; kept verbatim.
+                self.nodes[at].text = self.text_of(x.span).to_string();
                 self.nodes[at].id
             }
             JSXChild::Spread(s) => {
                 let at = self.push(NodeKind::Opaque, "", s.span);
                 self.nodes[at].unsupported = Some("a spread child".into());
+                self.nodes[at].text = self.text_of(s.span).to_string();
                 self.nodes[at].id
             }
         }))

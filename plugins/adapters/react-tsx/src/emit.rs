@@ -147,7 +147,13 @@ impl<'g> Printer<'g> {
             && self.same_deep(n, o)
             && let Some(span) = o.span
         {
-            return Ok(self.slice(span).to_string());
+            let kept = self.slice(span);
+            // A text's span leaves out its edge whitespace, which may be
+            // part of the text ("Hello " before a tag): keep the source
+            // only where it reads as the text on its own.
+            if n.kind != NodeKind::Text || text::decode_entities(&text::clean(kept)) == n.text {
+                return Ok(kept.to_string());
+            }
         }
         match n.kind {
             NodeKind::Text if n.text.is_empty() => invalid(format!("text node {id} is empty")),

@@ -258,6 +258,29 @@ fn children_of_an_unsupported_element_can_change() {
 }
 
 #[test]
+fn texts_with_edge_spaces_beside_a_changed_sibling_keep_them() {
+    let (ep, mut g) = pull(DASHBOARD);
+    find(&mut g, |n| n.text == "status").text = "health".into();
+    let (out, edit) = push(DASHBOARD, &ep, &g);
+    assert!(
+        out.contains("<small>Updated every 5 minutes · <a href=\"/status\">health</a></small>"),
+        "{out}"
+    );
+    assert_eq!(edit.text, "health");
+    let (ep, mut g) = pull(DASHBOARD);
+    let b = id_of(&g, |n| n.tag == "b");
+    find(&mut g, |n| n.tag == "button")
+        .children
+        .retain(|c| *c != b);
+    let (out, _) = push(DASHBOARD, &ep, &g);
+    // The trailing space is text: no line break may follow it.
+    assert!(
+        out.contains("window.print()}>\n            Export </button>"),
+        "{out}"
+    );
+}
+
+#[test]
 fn removing_and_moving_nodes_round_trips() {
     let (ep, mut g) = pull(DASHBOARD);
     let footer = id_of(&g, |n| n.tag == "footer");

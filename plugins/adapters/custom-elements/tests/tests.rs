@@ -231,3 +231,42 @@ fn hostile_sources_give_errors_not_panics() {
     let parens = format!("customElements.define('x-a', {}A);", "(".repeat(50_000));
     assert!(Ce::detect("x.js", &parens, None).is_none());
 }
+
+/// Emits and, when it succeeds, checks the result reads back equal: a
+/// push may be refused, never drift. Whether it was written.
+fn written_or_refused(src: &str, ep: &Entrypoint, g: &Graph) -> bool {
+    match Ce::emit(src, ep.span, g) {
+        Ok(_) => {
+            push(src, ep, g);
+            true
+        }
+        Err(Error::InvalidInput(_)) => false,
+        Err(e) => panic!("unexpected error {e:?}"),
+    }
+}
+
+#[test]
+fn every_single_edit_is_written_or_refused_never_drifts() {
+    let (ep, g0) = pull(CARD);
+    let mut written = 0;
+    for n in &g0.nodes {
+        let mut g = g0.clone();
+        let m = find(&mut g, |x| x.id == n.id);
+        match m.kind {
+            NodeKind::Text => m.text = format!("{} & `more`", m.text),
+            _ => m.attributes.push(Attribute {
+                name: "data-t".into(),
+                value: "1".into(),
+            }),
+        }
+        written += usize::from(written_or_refused(CARD, &ep, &g));
+        if n.id != g0.root {
+            let mut g = g0.clone();
+            for p in &mut g.nodes {
+                p.children.retain(|c| *c != n.id);
+            }
+            written += usize::from(written_or_refused(CARD, &ep, &g));
+        }
+    }
+    assert!(written > g0.nodes.len(), "most edits are written ({written})");
+}

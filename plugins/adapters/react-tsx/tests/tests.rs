@@ -444,3 +444,42 @@ fn big_file_parse_time() {
     eprintln!("Big.tsx: emit (no change) {:?}", start.elapsed());
     assert_eq!(edit.text, "");
 }
+
+/// Emits and, when it succeeds, checks the result reads back equal: a
+/// push may be refused, never drift. Whether it was written.
+fn written_or_refused(src: &str, ep: &Entrypoint, g: &Graph) -> bool {
+    match ReactTsx::emit(src, ep.span, g) {
+        Ok(_) => {
+            push(src, ep, g);
+            true
+        }
+        Err(Error::InvalidInput(_)) => false,
+        Err(e) => panic!("unexpected error {e:?}"),
+    }
+}
+
+#[test]
+fn every_single_edit_is_written_or_refused_never_drifts() {
+    let (ep, g0) = pull(DASHBOARD);
+    let mut written = 0;
+    for n in &g0.nodes {
+        let mut g = g0.clone();
+        let m = find(&mut g, |x| x.id == n.id);
+        match m.kind {
+            NodeKind::Text => m.text = format!("{} & more", m.text),
+            _ => m.attributes.push(Attribute {
+                name: "data-t".into(),
+                value: "1".into(),
+            }),
+        }
+        written += usize::from(written_or_refused(DASHBOARD, &ep, &g));
+        if n.id != g0.root {
+            let mut g = g0.clone();
+            for p in &mut g.nodes {
+                p.children.retain(|c| *c != n.id);
+            }
+            written += usize::from(written_or_refused(DASHBOARD, &ep, &g));
+        }
+    }
+    assert!(written > g0.nodes.len(), "most edits are written ({written})");
+}

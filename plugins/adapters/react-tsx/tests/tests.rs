@@ -481,5 +481,46 @@ fn every_single_edit_is_written_or_refused_never_drifts() {
             written += usize::from(written_or_refused(DASHBOARD, &ep, &g));
         }
     }
-    assert!(written > g0.nodes.len(), "most edits are written ({written})");
+    assert!(
+        written > g0.nodes.len(),
+        "most edits are written ({written})"
+    );
+}
+
+/// A guest's stack is 1 MiB: the deepest input let through must parse,
+/// read and emit within it.
+#[test]
+fn the_deepest_accepted_input_fits_a_small_stack() {
+    let run = || {
+        let depth = 390;
+        let src = format!(
+            "export default function A() {{ return {}{}; }}",
+            "<div>".repeat(depth),
+            "</div>".repeat(depth)
+        );
+        let ep = ReactTsx::detect("D.tsx", &src, None);
+        let ep = ep.expect("under the nesting limit");
+        // Past the graph's depth: refused, not overflowed.
+        assert!(ReactTsx::parse(&src, &ep).is_err());
+        let parens = format!(
+            "export default function A() {{ return {}<a/>{}; }}",
+            "(".repeat(390),
+            ")".repeat(390)
+        );
+        assert!(ReactTsx::detect("D.tsx", &parens, None).is_some());
+        let ok = format!(
+            "export default function A() {{ return {}{}; }}",
+            "<div>".repeat(250),
+            "</div>".repeat(250)
+        );
+        let ep = ReactTsx::detect("D.tsx", &ok, None).expect("250 levels");
+        let g = ReactTsx::parse(&ok, &ep).expect("250 levels read");
+        ReactTsx::emit(&ok, ep.span, &g).expect("250 levels emit");
+    };
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(run)
+        .expect("thread")
+        .join()
+        .expect("no overflow");
 }

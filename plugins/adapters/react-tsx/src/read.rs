@@ -29,7 +29,6 @@ pub fn parse(source: &str, bound: WitSpan) -> Result<Graph, Error> {
 pub struct Parts {
     /// The opening tag, `<div …>` or `<br />`.
     pub open: (u32, u32),
-    pub self_closing: bool,
     /// Where the closing tag starts (the element's end when self-closing).
     pub close_start: u32,
 }
@@ -127,7 +126,6 @@ impl Builder<'_> {
             id,
             Parts {
                 open: (open.span.start, open.span.end),
-                self_closing: e.closing_element.is_none(),
                 close_start: e
                     .closing_element
                     .as_ref()

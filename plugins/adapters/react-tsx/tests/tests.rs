@@ -443,6 +443,16 @@ fn big_file_parse_time() {
     let edit = ReactTsx::emit(BIG, ep.span, &g).expect("emit");
     eprintln!("Big.tsx: emit (no change) {:?}", start.elapsed());
     assert_eq!(edit.text, "");
+    let mut g = g;
+    find(&mut g, |n| n.text == "Block 7").text = "Block seven".into();
+    find(&mut g, |n| class_is(n, "block__title") && n.id > 100)
+        .attributes
+        .push(Attribute {
+            name: "id".into(),
+            value: "far".into(),
+        });
+    let (_, edit) = push(BIG, &ep, &g);
+    assert!(edit.text.len() < 200, "a narrow edit: {}", edit.text.len());
 }
 
 /// Emits and, when it succeeds, checks the result reads back equal: a

@@ -268,5 +268,8 @@ fn every_single_edit_is_written_or_refused_never_drifts() {
             written += usize::from(written_or_refused(CARD, &ep, &g));
         }
     }
-    assert!(written > g0.nodes.len(), "most edits are written ({written})");
+    assert!(
+        written > g0.nodes.len(),
+        "most edits are written ({written})"
+    );
 }

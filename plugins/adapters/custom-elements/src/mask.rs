@@ -108,3 +108,30 @@ pub fn mask_graph(g: &mut Graph) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masking_keeps_length_and_marks_substitutions() {
+        let src = "const é = 1; x.innerHTML = `<b>${é}</b>`;";
+        let start = src.find('`').expect("backtick") + 1;
+        let end = src.rfind('`').expect("backtick");
+        let found = Found {
+            tag: "x-a".into(),
+            content: (start, end),
+            substitutions: vec![start + 3],
+        };
+        let m = mask(src, &found).expect("mask");
+        assert_eq!(m.len(), src.len());
+        assert_eq!(&m[start..end], "<b>{\u{1}é}</b>");
+        assert!(m[..start].bytes().all(|b| b == b' '));
+        assert_eq!(unmask_text(&m[start..end]), "<b>${é}</b>");
+    }
+
+    #[test]
+    fn stand_ins_become_references() {
+        assert_eq!(unmask_text("a\u{E000}b\u{E001}c"), "a&#96;b&#92;c");
+    }
+}

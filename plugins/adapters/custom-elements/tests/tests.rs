@@ -273,3 +273,14 @@ fn every_single_edit_is_written_or_refused_never_drifts() {
         "most edits are written ({written})"
     );
 }
+
+#[test]
+fn card_parse_time() {
+    let (ep, _) = pull(CARD);
+    let runs = 50;
+    let start = std::time::Instant::now();
+    for _ in 0..runs {
+        Ce::parse(CARD, &ep).expect("parse");
+    }
+    eprintln!("x-card.js: parse {:?} per run", start.elapsed() / runs);
+}

@@ -77,6 +77,13 @@ pub fn candidates<'s, 'a>(program: &'s Program<'a>) -> Vec<Candidate<'s, 'a>> {
                 let body = match &e.declaration {
                     ExportDefaultDeclarationKind::FunctionDeclaration(f) => Some(Body::Function(f)),
                     ExportDefaultDeclarationKind::Identifier(id) => local(&id.name),
+                    // `export default memo(Dashboard)`
+                    ExportDefaultDeclarationKind::CallExpression(c) => {
+                        match c.arguments.first().and_then(|a| a.as_expression()) {
+                            Some(Expression::Identifier(id)) => local(&id.name),
+                            _ => function_of(&e.declaration.to_expression()),
+                        }
+                    }
                     other => other.as_expression().and_then(function_of),
                 };
                 push("default".into(), body);
@@ -224,6 +231,11 @@ mod tests {
                    function Page() { return <main/>; }\n\
                    export const Row = memo(() => <tr/>);\n\
                    export { Card };\nexport default Page;";
+        let memo = "function Page() { return <main/>; }\nexport default memo(Page);";
+        assert_eq!(
+            name_and_text(memo, None).map(|x| x.1),
+            Some("<main/>".into())
+        );
         assert_eq!(
             name_and_text(src, None).map(|x| x.1),
             Some("<main/>".into())

@@ -81,7 +81,7 @@ pub fn candidates<'s, 'a>(program: &'s Program<'a>) -> Vec<Candidate<'s, 'a>> {
                     ExportDefaultDeclarationKind::CallExpression(c) => {
                         match c.arguments.first().and_then(|a| a.as_expression()) {
                             Some(Expression::Identifier(id)) => local(&id.name),
-                            _ => function_of(&e.declaration.to_expression()),
+                            _ => function_of(e.declaration.to_expression()),
                         }
                     }
                     other => other.as_expression().and_then(function_of),

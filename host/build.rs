@@ -1,7 +1,7 @@
 //! Two things for the `webrig` binary: its link options, and the
 //! first-party plugins it carries.
 //!
-//! Embeds the first-party plugins (the providers and workflows under
+//! Embeds the first-party plugins (the providers, workflows and adapters under
 //! `plugins/`, built for wasm32-wasip2 by `cargo xtask`) in the binary,
 //! deflate-compressed, with their manifests: `webrig setup` installs them
 //! through the same manifest, hash and grant checks as any plugin.
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::Digest as _;
 
-const KINDS: [&str; 2] = ["providers", "workflows"];
+const KINDS: [&str; 3] = ["providers", "workflows", "adapters"];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

@@ -5,6 +5,7 @@ mod e2e {
     pub mod actions;
     pub mod authoring;
     pub mod canvas;
+    pub mod canvas_adapters;
     pub mod capture;
     pub mod cdp;
     pub mod cli;

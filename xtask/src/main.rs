@@ -77,7 +77,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     let mut env = vec![
         ("WEBRIG_BROWSER", browser.as_os_str()),
         ("WEBRIG_MCP_PYTHON", mcp_python.as_os_str()),
-        // The plugins were built first: the binary must carry all eight.
+        // The plugins were built first: the binary must carry all thirteen.
         ("WEBRIG_EXPECT_FIRST_PARTY", std::ffi::OsStr::new("1")),
     ];
     if let Some(c) = &corpus {

@@ -98,7 +98,7 @@ pub fn adapters(host: &PluginHost) -> Vec<std::sync::Arc<Plugin>> {
         .collect()
 }
 
-fn adapter<'h>(host: &'h PluginHost, id: &str) -> Result<std::sync::Arc<Plugin>, ApiError> {
+fn adapter(host: &PluginHost, id: &str) -> Result<std::sync::Arc<Plugin>, ApiError> {
     adapters(host)
         .into_iter()
         .find(|p| p.id() == id)
@@ -397,6 +397,30 @@ fn rebuild(doc: &Document, b: &Binding) -> Result<Rebuilt, ApiError> {
         let children: Vec<u32> = n.children.iter().map(|c| gid_of[c.as_str()]).collect();
         canvas_of.insert(gid, cid.clone());
         match pulled.get(&gid) {
+            // A leaf on the canvas (an instance, a kept expression) whose
+            // source node has children: those stay in the source, so the
+            // node goes back with its whole pulled subtree, as it was.
+            Some(p) if !n.kind.holds_children() && !p.children.is_empty() => {
+                if content_of_graph(p) != content_of_node(n) {
+                    return Err(conflict(
+                        "unsupported",
+                        format!(
+                            "node {cid:?} ({}) changed, but the adapter cannot write it: {}",
+                            p.tag,
+                            p.unsupported
+                                .as_deref()
+                                .unwrap_or("the canvas holds it as a leaf")
+                        ),
+                    ));
+                }
+                for d in b.graph.subtree(gid) {
+                    seen_pulled.insert(d);
+                    if d != gid {
+                        nodes.push((*pulled[&d]).clone());
+                    }
+                }
+                nodes.push((*p).clone());
+            }
             Some(p) => {
                 let same = content_of_graph(p) == content_of_node(n) && p.children == children;
                 if same {

@@ -243,8 +243,7 @@ impl Project {
             .map(|d| d.as_millis())
             .unwrap_or_default();
         let backup = backups.join(format!("{stamp}-{}", rel.replace('/', "__")));
-        crate::config::write_private(&backup, old.as_bytes())
-            .map_err(|e| io(&backup, format!("{e:#}")))?;
+        write_unsynced(&backup, old.as_bytes())?;
         let mode = {
             use std::os::unix::fs::PermissionsExt;
             std::fs::symlink_metadata(path)
@@ -294,6 +293,22 @@ impl Project {
         String::from_utf8(bytes)
             .map_err(|_| ApiError::invalid(format!("{} is not UTF-8", path.display())))
     }
+}
+
+/// Writes a copy webrig keeps for itself (a backup, the text pulled):
+/// 0600 through a temp file and a rename like every write, but without
+/// waiting for the disk, which a push would pay twice more. A crash may
+/// lose the copy, never the file or the document (both synced).
+fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), ApiError> {
+    use std::io::Write as _;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".webrig-")
+        .tempfile_in(dir)
+        .map_err(|e| io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| io(path, e))?;
+    tmp.persist(path).map_err(|e| io(path, e.error))?;
+    Ok(())
 }
 
 fn outside(file: &str, root: &Path) -> ApiError {

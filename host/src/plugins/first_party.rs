@@ -1,5 +1,5 @@
-//! The first-party plugins this binary carries: the providers and workflows
-//! under `plugins/`, deflated into the binary by `host/build.rs` with their
+//! The first-party plugins this binary carries: the providers, workflows
+//! and framework adapters under `plugins/`, deflated into the binary by `host/build.rs` with their
 //! manifests. `webrig setup` installs them as [`Source`]s through the same
 //! registry path as any plugin (manifest checks, sha256 recorded, compiled
 //! and described before anything installed is touched, the user's grant).
@@ -90,7 +90,7 @@ mod tests {
     #[test]
     fn every_embedded_plugin_inflates_to_a_component_its_manifest_names() {
         // A build without the plugins embeds none; `cargo xtask test` builds
-        // them first, so this runs over all eight there.
+        // them first, so this runs over all thirteen there.
         for e in all() {
             let source = e.source().expect("embedded plugin reads back");
             assert_eq!(source.manifest.component, e.component);
@@ -102,7 +102,11 @@ mod tests {
             assert!(e.deflated.len() < e.size, "{} is compressed", e.component);
         }
         if std::env::var_os("WEBRIG_EXPECT_FIRST_PARTY").is_some() {
-            assert_eq!(all().len(), 8, "the four providers and four workflows");
+            assert_eq!(
+                all().len(),
+                13,
+                "the four providers, four workflows and five adapters"
+            );
         }
     }
 }

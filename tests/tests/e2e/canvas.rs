@@ -712,6 +712,11 @@ fn another_users_folder_in_or_as_the_project_is_refused() {
     // A project folder of theirs: refused before anything is written.
     let top = project();
     std::os::unix::fs::chown(top.path(), Some(other.uid()), Some(other.gid())).expect("chown");
-    d.err("default", "canvas_new", json!({ "name": "x", "root": top.path() }), "forbidden");
+    d.err(
+        "default",
+        "canvas_new",
+        json!({ "name": "x", "root": top.path() }),
+        "forbidden",
+    );
     assert!(!top.path().join(".webrig").exists());
 }

@@ -13,8 +13,8 @@ use super::plugin_install::{plugins_root, wasm_path};
 use super::workflows::small_config;
 use crate::{Daemon, web};
 
-/// The eight: four providers, four workflows.
-const CARRIED: [&str; 8] = [
+/// The thirteen: four providers, four workflows, five framework adapters.
+const CARRIED: [&str; 13] = [
     "community",
     "shop",
     "social",
@@ -23,6 +23,11 @@ const CARRIED: [&str; 8] = [
     "product-video",
     "research",
     "shopping",
+    "custom-elements",
+    "html-static",
+    "react-tsx",
+    "svelte-sfc",
+    "vue-sfc",
 ];
 
 fn text(out: &Output) -> (String, String) {
@@ -86,7 +91,7 @@ fn a_fresh_home_gets_search_fetch_macros_and_research_after_one_setup_command() 
         .iter()
         .map(|p| p["action"].as_str().unwrap_or_default())
         .collect();
-    assert_eq!(actions, ["would_install"; 8], "{dry}");
+    assert_eq!(actions, ["would_install"; CARRIED.len()], "{dry}");
     assert_eq!(listed(&d), Vec::<Value>::new());
 
     let setup = d.cli(&["setup", "--yes"]);
@@ -100,7 +105,7 @@ fn a_fresh_home_gets_search_fetch_macros_and_research_after_one_setup_command() 
         "the grants are shown: {out}"
     );
     let list = listed(&d);
-    assert_eq!(list.len(), 8, "{list:?}");
+    assert_eq!(list.len(), CARRIED.len(), "{list:?}");
     for p in &list {
         assert_eq!(p["first_party"], true, "{p}");
         assert_eq!(p["ready"], true, "{p}");
@@ -175,7 +180,7 @@ fn a_fresh_home_gets_search_fetch_macros_and_research_after_one_setup_command() 
     let again = d.cli(&["setup"]);
     let (out, err) = text(&again);
     assert!(again.status.success(), "{out}{err}");
-    assert_eq!(out.matches("unchanged ").count(), 8, "{out}");
+    assert_eq!(out.matches("unchanged ").count(), CARRIED.len(), "{out}");
 }
 
 /// A component with other bytes than the carried one (a custom section
@@ -332,7 +337,7 @@ fn setup_leaves_a_users_own_plugin_alone_and_a_marker_cannot_be_smuggled_in() {
     );
     assert_eq!(done["result"]["ready"], false, "{done}");
     assert_eq!(plugin(&listed(&d), "web")["first_party"], false);
-    assert_eq!(listed(&d).len(), 8);
+    assert_eq!(listed(&d).len(), CARRIED.len());
 
     // Over HTTP: an `approved` that is not what the plugins ask for
     // installs nothing.
@@ -395,7 +400,7 @@ fn at_a_terminal_the_first_command_offers_setup_once_then_runs() {
     assert!(yes.status.success(), "{said}");
     assert_eq!(said.matches("[y/N]").count(), 1, "asked once: {said}");
     assert!(said.contains("installed web 0.1.0"), "{said}");
-    assert_eq!(listed(&d).len(), 8);
+    assert_eq!(listed(&d).len(), CARRIED.len());
     // The search itself ran after setup: its results follow.
     let after = said.split("ready: try").nth(1).unwrap_or_default();
     assert!(

@@ -134,7 +134,10 @@ impl Adapter for Hostile {
                 span: bound,
                 text: format!("{out}!!!\n"),
             },
-            _ => SourceEdit { span: bound, text: out },
+            _ => SourceEdit {
+                span: bound,
+                text: out,
+            },
         })
     }
 }

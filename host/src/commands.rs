@@ -166,8 +166,7 @@ impl Group {
             Group::Macros => "run, resolve, list and describe @macros such as @web.search(\"x\")",
             Group::Workflows => "run an installed workflow, list workflows and their artifacts",
             Group::Canvas => {
-                "design documents changed by revisioned patches, previewed in the browser, \
-                 pulled from and pushed to source files through adapters"
+                "design documents: revisioned patches, a browser preview, code sync by adapters"
             }
             Group::Extension => {
                 "your own Chrome through the webrig extension: pair, borrow and \

@@ -496,16 +496,17 @@ project_args! {
         pub base_revision: u64,
         /// A JSON file with the ops (an array, or {"ops": […]}); `-` reads stdin.
         #[arg(value_name = "PATCHES.json")]
-        #[serde(skip)]
+        #[serde(default)]
         pub file: Option<PathBuf>,
-        /// The ops (the API takes them here; the CLI reads them from the file).
+        /// The ops themselves (with or instead of the file).
         #[arg(skip)]
         #[serde(default)]
         pub ops: Vec<Op>,
     }
 }
 
-/// Ops from the CLI's file (read by the CLI, with the caller's rights).
+/// Ops from a patch file (by the daemon: regular files only, capped), or
+/// from stdin (`-`, by the CLI).
 fn read_ops(file: &std::path::Path) -> Result<Vec<Op>, ApiError> {
     const MAX: u64 = 16 << 20;
     let text = if file.as_os_str() == "-" {
@@ -569,15 +570,27 @@ impl Command for CanvasPatch {
 
     fn prepare(&mut self) -> Result<(), ApiError> {
         default_root(&mut self.root)?;
-        if let Some(file) = self.file.take() {
-            let mut ops = read_ops(&file)?;
+        // stdin is the CLI's; a file is read by the daemon (local files).
+        if self.file.as_ref().is_some_and(|f| f.as_os_str() == "-") {
+            self.file = None;
+            let mut ops = read_ops(std::path::Path::new("-"))?;
             self.ops.append(&mut ops);
         }
-        Ok(())
+        absolutize(&mut self.file)
     }
 
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn run(mut self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
+        if let Some(file) = self.file.take() {
+            if !file.is_absolute() {
+                return Err(ApiError::invalid(format!(
+                    "{}: give the patch file as an absolute path",
+                    file.display()
+                )));
+            }
+            let mut ops = blocking(move || read_ops(&file)).await?;
+            self.ops.append(&mut ops);
+        }
         if self.ops.is_empty() {
             return Err(ApiError::invalid("the patch has no ops"));
         }

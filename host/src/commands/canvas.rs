@@ -207,14 +207,26 @@ fn human(o: &CanvasOut) -> String {
     if let Some(w) = &o.written {
         s.push_str(&format!("\nwrote {}", w.display()));
     }
+    if let Some(doc) = &o.document {
+        for page in &doc.pages {
+            s.push_str(&format!(
+                "\npage {} {:?}: {} top node(s)",
+                page.id,
+                page.name,
+                page.children.len()
+            ));
+        }
+    }
     if let Some(n) = &o.note {
         s.push_str(&format!("\n{n}"));
     }
     s
 }
 
-/// The arguments every canvas command shares, as fields (serde's flatten
-/// does not mix with `deny_unknown_fields`).
+/// A canvas command's struct with the arguments every one shares, as
+/// fields (serde's flatten does not mix with `deny_unknown_fields`), and
+/// its [`Command`] impl: the project folder defaulted, the run and the
+/// human rendering shared, the rest from its [`CanvasRun`].
 macro_rules! project_args {
     ($(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
         $(#[$m])*
@@ -233,7 +245,43 @@ macro_rules! project_args {
             pub agent: String,
             $($body)*
         }
+
+        impl Command for $name {
+            const NAME: &'static str = <$name as CanvasRun>::NAME;
+            const ABOUT: &'static str = <$name as CanvasRun>::ABOUT;
+            const SCOPE: Scope = Scope::Daemon;
+            const READ_ONLY: bool = <$name as CanvasRun>::READ_ONLY;
+            type Output = CanvasOut;
+
+            fn prepare(&mut self) -> Result<(), ApiError> {
+                default_root(&mut self.root)?;
+                CanvasRun::more(self)
+            }
+
+            async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+                CanvasRun::go(self, cx).await
+            }
+
+            fn human(o: &CanvasOut) -> String {
+                human(o)
+            }
+        }
     };
+}
+
+/// What each canvas command adds to the shared [`Command`] impl that
+/// [`project_args!`] writes.
+trait CanvasRun {
+    const NAME: &'static str;
+    const ABOUT: &'static str;
+    const READ_ONLY: bool = false;
+
+    /// Client-side normalisation beyond the project folder.
+    fn more(&mut self) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError>;
 }
 
 project_args! {
@@ -246,17 +294,11 @@ project_args! {
     }
 }
 
-impl Command for CanvasNew {
+impl CanvasRun for CanvasNew {
     const NAME: &'static str = "canvas new";
     const ABOUT: &'static str = "Create a design canvas document in the project folder";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         check_agent(&self.agent)?;
         blocking(move || {
@@ -271,14 +313,12 @@ impl Command for CanvasNew {
                 let doc = Document::new(&self.name);
                 p.write(&doc)?;
                 OPEN.lease(&p.doc_path(&self.name)?, &self.name, &self.agent)?;
-                out(&p, &doc)
+                let mut o = out(&p, &doc)?;
+                o.note = Some(format!("created {}", o.path.display()));
+                Ok(o)
             })
         })
         .await
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        format!("created {}\n{}", o.path.display(), human(o))
     }
 }
 
@@ -287,18 +327,12 @@ project_args! {
     pub struct CanvasOpen {}
 }
 
-impl Command for CanvasOpen {
+impl CanvasRun for CanvasOpen {
     const NAME: &'static str = "canvas open";
     const ABOUT: &'static str =
         "Read a canvas document (pages, nodes, tokens, bindings) and take its lease";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         check_agent(&self.agent)?;
         blocking(move || {
@@ -310,21 +344,6 @@ impl Command for CanvasOpen {
         })
         .await
     }
-
-    fn human(o: &CanvasOut) -> String {
-        let mut s = human(o);
-        if let Some(doc) = &o.document {
-            for page in &doc.pages {
-                s.push_str(&format!(
-                    "\npage {} {:?}: {} top node(s)",
-                    page.id,
-                    page.name,
-                    page.children.len()
-                ));
-            }
-        }
-        s
-    }
 }
 
 project_args! {
@@ -332,17 +351,11 @@ project_args! {
     pub struct CanvasClose {}
 }
 
-impl Command for CanvasClose {
+impl CanvasRun for CanvasClose {
     const NAME: &'static str = "canvas close";
     const ABOUT: &'static str = "Release this agent's lease on a canvas document";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         let doc = p.read(&self.name)?;
         let released = OPEN.release(&p.doc_path(&self.name)?, &self.agent);
@@ -353,10 +366,6 @@ impl Command for CanvasClose {
             format!("{} held no lease on {}", self.agent, self.name)
         });
         Ok(o)
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
     }
 }
 
@@ -370,18 +379,12 @@ project_args! {
     }
 }
 
-impl Command for CanvasSave {
+impl CanvasRun for CanvasSave {
     const NAME: &'static str = "canvas save";
     const ABOUT: &'static str =
         "Write a canvas document again (sorted keys, 0600), or a copy with --as";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         check_agent(&self.agent)?;
         blocking(move || {
@@ -407,10 +410,6 @@ impl Command for CanvasSave {
             })
         })
         .await
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
     }
 }
 
@@ -446,19 +445,16 @@ project_args! {
     }
 }
 
-impl Command for CanvasExport {
+impl CanvasRun for CanvasExport {
     const NAME: &'static str = "canvas export";
     const ABOUT: &'static str = "Export a canvas page as HTML (or the document as JSON) to a file";
-    const SCOPE: Scope = Scope::Daemon;
     const READ_ONLY: bool = true;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)?;
+    fn more(&mut self) -> Result<(), ApiError> {
         absolutize(&mut self.path)
     }
 
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         let doc = p.read(&self.name)?;
         let (bytes, ext) = match self.format {
@@ -481,10 +477,6 @@ impl Command for CanvasExport {
         let mut o = out(&p, &doc)?;
         o.written = Some(path);
         Ok(o)
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
     }
 }
 
@@ -561,15 +553,12 @@ fn read_ops(file: &std::path::Path) -> Result<Vec<Op>, ApiError> {
     }
 }
 
-impl Command for CanvasPatch {
+impl CanvasRun for CanvasPatch {
     const NAME: &'static str = "canvas patch";
     const ABOUT: &'static str =
         "Apply patch ops to a canvas document on a base revision, all or nothing";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)?;
+    fn more(&mut self) -> Result<(), ApiError> {
         // stdin is the CLI's; a file is read by the daemon (local files).
         if self.file.as_ref().is_some_and(|f| f.as_os_str() == "-") {
             self.file = None;
@@ -579,7 +568,7 @@ impl Command for CanvasPatch {
         absolutize(&mut self.file)
     }
 
-    async fn run(mut self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(mut self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         if let Some(file) = self.file.take() {
             if !file.is_absolute() {
@@ -610,10 +599,6 @@ impl Command for CanvasPatch {
         })
         .await
     }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
-    }
 }
 
 /// `canvas history` steps.
@@ -634,17 +619,11 @@ project_args! {
     }
 }
 
-impl Command for CanvasHistory {
+impl CanvasRun for CanvasHistory {
     const NAME: &'static str = "canvas history";
     const ABOUT: &'static str = "Undo or redo the last change to a canvas document";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         check_agent(&self.agent)?;
         blocking(move || {
@@ -668,10 +647,6 @@ impl Command for CanvasHistory {
         })
         .await
     }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
-    }
 }
 
 project_args! {
@@ -692,14 +667,11 @@ project_args! {
     }
 }
 
-impl Command for CanvasCodePull {
+impl CanvasRun for CanvasCodePull {
     const NAME: &'static str = "canvas code pull";
     const ABOUT: &'static str = "Pull a source file (HTML, React, custom element, Vue, Svelte) into a canvas through its adapter";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)?;
+    fn more(&mut self) -> Result<(), ApiError> {
         // A path given relative to the CLI's working directory.
         let given = PathBuf::from(&self.file);
         if given.is_relative()
@@ -711,7 +683,7 @@ impl Command for CanvasCodePull {
         Ok(())
     }
 
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         let providers = cx.state().providers().await?;
         blocking(move || {
@@ -732,10 +704,6 @@ impl Command for CanvasCodePull {
             Ok(o)
         })
         .await
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
     }
 }
 
@@ -783,18 +751,12 @@ fn only_binding(doc: &Document, given: Option<&str>) -> Result<String, ApiError>
     }
 }
 
-impl Command for CanvasCodePush {
+impl CanvasRun for CanvasCodePush {
     const NAME: &'static str = "canvas code push";
     const ABOUT: &'static str =
         "Push canvas changes back to the bound source file (checked, atomic, with a backup)";
-    const SCOPE: Scope = Scope::Daemon;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         let providers = cx.state().providers().await?;
         blocking(move || {
@@ -809,10 +771,6 @@ impl Command for CanvasCodePush {
         })
         .await
     }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
-    }
 }
 
 project_args! {
@@ -820,19 +778,13 @@ project_args! {
     pub struct CanvasCodeStatus {}
 }
 
-impl Command for CanvasCodeStatus {
+impl CanvasRun for CanvasCodeStatus {
     const NAME: &'static str = "canvas code status";
     const ABOUT: &'static str =
         "Show what changed in the canvas and in the bound files since the last pull or push";
-    const SCOPE: Scope = Scope::Daemon;
     const READ_ONLY: bool = true;
-    type Output = CanvasOut;
 
-    fn prepare(&mut self) -> Result<(), ApiError> {
-        default_root(&mut self.root)
-    }
-
-    async fn run(self, cx: Cx) -> Result<CanvasOut, ApiError> {
+    async fn go(self, cx: Cx) -> Result<CanvasOut, ApiError> {
         let p = project(&cx, &self.root)?;
         blocking(move || {
             let doc = p.read(&self.name)?;
@@ -841,10 +793,6 @@ impl Command for CanvasCodeStatus {
             Ok(o)
         })
         .await
-    }
-
-    fn human(o: &CanvasOut) -> String {
-        human(o)
     }
 }
 

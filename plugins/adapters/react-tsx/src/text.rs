@@ -51,78 +51,11 @@ fn split_lines(raw: &str) -> Vec<&str> {
     lines
 }
 
-/// Named entities decoded besides numeric ones: the common ones. React
-/// knows all of HTML's; an unknown one stays as written (and so reads
-/// back the same).
-const NAMED: &[(&str, &str)] = &[
-    ("amp", "&"),
-    ("lt", "<"),
-    ("gt", ">"),
-    ("quot", "\""),
-    ("apos", "'"),
-    ("nbsp", "\u{a0}"),
-    ("copy", "©"),
-    ("reg", "®"),
-    ("trade", "™"),
-    ("hellip", "…"),
-    ("mdash", "—"),
-    ("ndash", "–"),
-    ("middot", "·"),
-    ("bull", "•"),
-    ("rarr", "→"),
-    ("larr", "←"),
-    ("times", "×"),
-    ("lsquo", "‘"),
-    ("rsquo", "’"),
-    ("ldquo", "“"),
-    ("rdquo", "”"),
-    ("laquo", "«"),
-    ("raquo", "»"),
-    ("euro", "€"),
-    ("deg", "°"),
-];
-
-/// `s` with `&name;`, `&#N;` and `&#xH;` decoded.
+/// `s` with `&name;`, `&#N;` and `&#xH;` decoded, as HTML (and so JSX)
+/// reads them: the markup crate's table, shared by every adapter. An
+/// unknown name stays as written (and so reads back the same).
 pub fn decode_entities(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let decoded = rest[1..]
-            .find(';')
-            .filter(|&end| end > 0 && end <= 10)
-            .and_then(|end| entity(&rest[1..1 + end]).map(|c| (c, end + 2)));
-        match decoded {
-            Some((text, len)) => {
-                out.push_str(&text);
-                rest = &rest[len..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn entity(name: &str) -> Option<String> {
-    if let Some(num) = name.strip_prefix('#') {
-        let code = match num.strip_prefix(['x', 'X']) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-            None => num.parse().ok()?,
-        };
-        return char::from_u32(code).map(String::from);
-    }
-    NAMED
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| (*v).to_string())
+    webrig_adapter_markup::entities::decode(s)
 }
 
 /// `text` as JSX text that reads back as `text`, on one line: markup

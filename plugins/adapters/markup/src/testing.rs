@@ -56,3 +56,44 @@ pub fn text_child(g: &Graph, id: u32) -> Option<u32> {
         .copied()
         .find(|&c| get(g, c).is_some_and(|n| n.kind == NodeKind::Text))
 }
+
+/// `A`'s entrypoint and graph for `src`, the file named `file`.
+pub fn pull<A: webrig_adapter_sdk::Adapter>(
+    file: &str,
+    src: &str,
+) -> (webrig_adapter_sdk::types::Entrypoint, Graph) {
+    let ep = A::detect(file, src, None).expect("detects");
+    let g = A::parse(src, &ep).expect("parses");
+    (ep, g)
+}
+
+/// The source text of `n`.
+pub fn slice(src: &str, n: &Node) -> String {
+    let s = n.span.expect("span");
+    src[s.start as usize..s.end as usize].to_string()
+}
+
+/// Emits `g` with `A` as the host would: the edit inside the bound span,
+/// the result re-parsing to the same shape, the bytes outside the bound
+/// span untouched. Returns the new text.
+pub fn push<A: webrig_adapter_sdk::Adapter>(
+    file: &str,
+    src: &str,
+    ep: &webrig_adapter_sdk::types::Entrypoint,
+    g: &Graph,
+) -> String {
+    let edit = A::emit(src, ep.span, g).expect("emits");
+    assert!(edit.span.start >= ep.span.start && edit.span.end <= ep.span.end);
+    let out = crate::apply(src, &edit).expect("applies");
+    let (ep2, g2) = pull::<A>(file, &out);
+    assert!(
+        crate::same_shape(g, &g2),
+        "re-parse equals the emitted graph:\n{out}"
+    );
+    assert_eq!(
+        &out[..ep.span.start as usize],
+        &src[..ep.span.start as usize]
+    );
+    assert_eq!(&out[ep2.span.end as usize..], &src[ep.span.end as usize..]);
+    out
+}

@@ -1,38 +1,20 @@
 //! Round trips on `tests/fixtures/canvas/Card.vue` and refusals.
 
 use super::*;
-use webrig_adapter_markup::testing::{element, find, get, get_mut, insert_element, text_child};
+use webrig_adapter_markup::testing::{
+    self, element, find, get, get_mut, insert_element, slice, text_child,
+};
 use webrig_adapter_markup::{apply, same_shape};
 use webrig_adapter_sdk::types::Declaration;
 
 const CARD: &str = include_str!("../../../../tests/fixtures/canvas/Card.vue");
 
 fn pull(src: &str) -> (Entrypoint, Graph) {
-    let ep = VueSfc::detect("Card.vue", src, None).expect("detects");
-    let g = VueSfc::parse(src, &ep).expect("parses");
-    (ep, g)
-}
-
-fn slice(src: &str, n: &Node) -> String {
-    let s = n.span.expect("span");
-    src[s.start as usize..s.end as usize].to_string()
+    testing::pull::<VueSfc>("Card.vue", src)
 }
 
 fn push(src: &str, ep: &Entrypoint, g: &Graph) -> String {
-    let edit = VueSfc::emit(src, ep.span, g).expect("emits");
-    assert!(edit.span.start >= ep.span.start && edit.span.end <= ep.span.end);
-    let out = apply(src, &edit).expect("applies");
-    let (ep2, g2) = pull(&out);
-    assert!(
-        same_shape(g, &g2),
-        "re-parse equals the emitted graph:\n{out}"
-    );
-    assert_eq!(
-        &out[..ep.span.start as usize],
-        &src[..ep.span.start as usize]
-    );
-    assert_eq!(&out[ep2.span.end as usize..], &src[ep.span.end as usize..]);
-    out
+    testing::push::<VueSfc>("Card.vue", src, ep, g)
 }
 
 #[test]

@@ -720,3 +720,25 @@ fn another_users_folder_in_or_as_the_project_is_refused() {
     );
     assert!(!top.path().join(".webrig").exists());
 }
+
+#[test]
+fn the_preview_opens_in_the_users_browser_through_the_extension() {
+    let s = crate::relay_session("relay-canvas");
+    s.ok("tab_new", json!({}));
+    let dir = project();
+    let root = dir.path();
+    s.ok("canvas_new", json!({ "name": "mine", "root": root }));
+    s.ok(
+        "canvas_patch",
+        json!({ "name": "mine", "root": root, "base_revision": 0, "ops": starter_ops() }),
+    );
+    let shown = s.ok("canvas_preview", json!({ "name": "mine", "root": root }));
+    let shot = PathBuf::from(shown["screenshot"].as_str().expect("path"));
+    assert!(std::fs::metadata(&shot).expect("screenshot").len() > 1000, "{shown}");
+    // The user's tab shows the document.
+    let text = s.ok(
+        "eval",
+        json!({ "script": "document.querySelector('[data-node-id=title]').textContent" }),
+    );
+    assert_eq!(text["value"], "Hello", "{text}");
+}

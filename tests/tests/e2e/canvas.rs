@@ -734,7 +734,10 @@ fn the_preview_opens_in_the_users_browser_through_the_extension() {
     );
     let shown = s.ok("canvas_preview", json!({ "name": "mine", "root": root }));
     let shot = PathBuf::from(shown["screenshot"].as_str().expect("path"));
-    assert!(std::fs::metadata(&shot).expect("screenshot").len() > 1000, "{shown}");
+    assert!(
+        std::fs::metadata(&shot).expect("screenshot").len() > 1000,
+        "{shown}"
+    );
     // The user's tab shows the document.
     let text = s.ok(
         "eval",

@@ -26,6 +26,7 @@ const RELEASED: &[(&str, &str, &str, &str)] = &[
         "hello_workflow",
         "examples/hello-workflow",
     ),
+    ("0.3.0", "adapter", "adapter_guest", "tests/adapter-guest"),
 ];
 
 fn manifest(dir: &str) -> PathBuf {
@@ -74,7 +75,11 @@ fn a_plugin_of_each_released_version_installs_and_runs() {
         .collect();
     assert_eq!(
         wits,
-        [("hello-provider", "0.1.0"), ("hello-workflow", "0.2.0")],
+        [
+            ("adapter-guest", "0.3.0"),
+            ("hello-provider", "0.1.0"),
+            ("hello-workflow", "0.2.0")
+        ],
         "{listed}"
     );
 
@@ -113,6 +118,22 @@ fn a_plugin_of_each_released_version_installs_and_runs() {
     );
     let links = std::fs::read_to_string(bundle.join("links.md")).expect("links.md");
     assert!(links.contains("Hello, versions"), "{links}");
+
+    // The 0.3.0 adapter reads a file into a canvas.
+    let project = super::canvas::project();
+    std::fs::write(project.path().join("notes.hostile"), "one\ntwo\n").expect("write");
+    d.ok(
+        "default",
+        "canvas_new",
+        json!({ "name": "v", "root": project.path() }),
+    );
+    let pulled = d.ok(
+        "default",
+        "canvas_code_pull",
+        json!({ "name": "v", "root": project.path(), "file": "notes.hostile" }),
+    );
+    assert_eq!(pulled["pulled"]["adapter"], "adapter-guest", "{pulled}");
+    assert_eq!(pulled["pulled"]["nodes"], 3, "{pulled}");
 
     // `plugin info` says what it was built against and what this host takes.
     let out = d.cli(&["plugin", "info", "hello-provider"]);
@@ -158,7 +179,7 @@ fn a_version_its_kind_does_not_run_is_refused_naming_the_accepted_ones() {
         (
             as_provider("0.9.0"),
             "hello_provider",
-            "WIT 0.9.0 is not a version this webrig knows (it knows 0.1.0, 0.2.0",
+            "WIT 0.9.0 is not a version this webrig knows (it knows 0.1.0, 0.2.0, 0.3.0",
             provider_ok,
         ),
         (
@@ -183,7 +204,7 @@ fn a_version_its_kind_does_not_run_is_refused_naming_the_accepted_ones() {
             provider.replace("kind = \"provider\"", "kind = \"adapter\""),
             "hello_provider",
             "WIT 0.1.0's adapter-plugin world is not implemented",
-            "this webrig runs no adapter plugins yet",
+            "this webrig accepts WIT 0.3.0 for adapter plugins",
         ),
     ];
     for (text, wasm, what, accepted) in cases {

@@ -21,29 +21,29 @@ pub const MAX_DEPTH: usize = 256;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Document {
-    pub format: String,
-    pub name: String,
-    /// Bumped by every change; a patch names the revision it was made on.
-    pub revision: u64,
-    pub pages: Vec<Page>,
-    pub nodes: BTreeMap<String, Node>,
-    /// Design tokens: CSS custom properties (`--brand` → `#0a7`).
-    pub tokens: BTreeMap<String, String>,
     pub assets: BTreeMap<String, Asset>,
-    pub viewports: Vec<Viewport>,
     /// Source files bound to subtrees (`canvas code pull`).
     pub bindings: BTreeMap<String, Binding>,
+    pub format: String,
+    pub name: String,
     /// The next number for a generated id (`n12`, `p2`, `b3`).
     pub next_id: u64,
+    pub nodes: BTreeMap<String, Node>,
+    pub pages: Vec<Page>,
+    /// Bumped by every change; a patch names the revision it was made on.
+    pub revision: u64,
+    /// Design tokens: CSS custom properties (`--brand` → `#0a7`).
+    pub tokens: BTreeMap<String, String>,
+    pub viewports: Vec<Viewport>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Page {
-    pub id: String,
-    pub name: String,
     /// Top-level nodes, in order.
     pub children: Vec<String>,
+    pub id: String,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -72,36 +72,36 @@ impl NodeKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
     pub id: String,
     pub kind: NodeKind,
+    /// Why it cannot be edited (pulled from source the adapter does not
+    /// model); a push refuses when such a node changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The page it is on.
     pub page: String,
     /// Its parent node; none at the page's top level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// The binding it was pulled through, and its id in that graph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub source: Option<SourceRef>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub style: BTreeMap<String, String>,
     /// The element's tag (frames), the component's name (instances).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attributes: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub style: BTreeMap<String, String>,
     /// Tokens its style refers to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<String>,
-    /// Why it cannot be edited (pulled from source the adapter does not
-    /// model); a push refuses when such a node changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub locked: Option<String>,
-    /// The binding it was pulled through, and its id in that graph.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<SourceRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -115,37 +115,37 @@ pub struct SourceRef {
 #[serde(deny_unknown_fields)]
 pub struct Asset {
     pub id: String,
-    /// `https:`, `http:` or `data:image/…` (never a local path).
-    pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime: Option<String>,
+    /// `https:`, `http:` or `data:image/…` (never a local path).
+    pub url: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Viewport {
+    pub height: u32,
     pub name: String,
     pub width: u32,
-    pub height: u32,
 }
 
 /// A source file bound to a subtree: what `canvas code pull` stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Binding {
-    pub id: String,
-    /// The file, relative to the project folder.
-    pub file: String,
     pub adapter: String,
     pub entry: Entrypoint,
-    /// sha256 of the file as pulled (or last pushed).
-    pub source_sha256: String,
+    /// The file, relative to the project folder.
+    pub file: String,
     /// The graph as pulled: spans, ids and what every node was.
     pub graph: Graph,
-    /// The canvas node each graph node became.
+    pub id: String,
+    /// The canvas node each graph node became (keys in numeric order).
     pub map: BTreeMap<u32, String>,
     /// The canvas node the bound subtree hangs from.
     pub root: String,
+    /// sha256 of the file as pulled (or last pushed).
+    pub source_sha256: String,
 }
 
 impl Document {

@@ -55,8 +55,8 @@ impl AdapterInfo {
 /// A byte range `[start, end)` of a source text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Span {
-    pub start: u32,
     pub end: u32,
+    pub start: u32,
 }
 
 impl Span {
@@ -96,28 +96,38 @@ pub enum NodeKind {
     Opaque,
 }
 
-/// One node of an adapter's graph.
+/// One node of an adapter's graph. Fields in name order, empty ones left
+/// out: a canvas document stores graphs as sorted-key JSON, written
+/// straight from these structs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GraphNode {
+    /// Literal attributes, in source order (never `style`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<u32>,
     pub id: u32,
     pub kind: NodeKind,
-    pub tag: String,
-    /// Literal attributes, in source order (never `style`).
-    pub attributes: Vec<(String, String)>,
-    pub text: String,
-    /// Inline style declarations, in order.
-    pub style: Vec<(String, String)>,
-    pub token_refs: Vec<String>,
-    pub children: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+    /// Inline style declarations, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub style: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tag: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub token_refs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsupported: Option<String>,
 }
 
 /// A subtree of a source file, as an adapter reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Graph {
-    pub root: u32,
     pub nodes: Vec<GraphNode>,
+    pub root: u32,
 }
 
 impl Graph {

@@ -401,7 +401,7 @@ fn mcp(globals: &Globals, tools: &str) -> ExitCode {
 /// the daemon (clap knows only the runner's options).
 fn workflow_help(argv: &[String]) -> Option<&str> {
     let words = command_words(argv);
-    if words != ["run", "workflow"] {
+    if words.get(..2) != Some(&["run", "workflow"][..]) {
         return None;
     }
     let at = argv.iter().position(|a| a == "workflow")?;

@@ -348,7 +348,7 @@ fn setup_leaves_a_users_own_plugin_alone_and_a_marker_cannot_be_smuggled_in() {
         json!({"approved": {"social": {"http": ["evil.example"], "browser": "none", "cache": false}}}),
     );
     assert_eq!(forged["error"]["code"], "forbidden", "{forged}");
-    assert_eq!(listed(&d).len(), 7, "nothing installed");
+    assert_eq!(listed(&d).len(), CARRIED.len() - 1, "nothing installed");
     // Hostile arguments are refused whole.
     let bad = d.cmd("default", "setup", json!({"yes": "please"}));
     assert_eq!(bad["error"]["code"], "invalid_argument", "{bad}");

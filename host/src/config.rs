@@ -601,6 +601,19 @@ pub fn random_hex(bytes: usize) -> anyhow::Result<String> {
 /// Writes `bytes` to `path` with mode 0600 through a temp file in the same
 /// directory and an atomic rename, so readers never see half a file.
 pub fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic(path, bytes, 0o600, true)
+}
+
+/// [`write_private`] without waiting for the disk: for copies webrig keeps
+/// for itself (a backup), which a crash may lose without harm.
+pub fn write_private_unsynced(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic(path, bytes, 0o600, false)
+}
+
+/// Writes `bytes` to `path` with `mode` through a temp file in the same
+/// directory (made 0600, then given `mode`) and an atomic rename; `sync`
+/// waits for the disk before the rename.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32, sync: bool) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .with_context(|| format!("{} has no parent directory", path.display()))?;
@@ -608,8 +621,14 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .prefix(".webrig-")
         .tempfile_in(dir)
         .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    if mode != 0o600 {
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path)
         .with_context(|| format!("renaming into {}", path.display()))?;
     Ok(())

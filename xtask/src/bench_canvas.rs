@@ -19,17 +19,10 @@ const RUNS: usize = 20;
 
 fn install_adapter(rig: &Rig, dir: &str, wasm: &str) -> Result<(), String> {
     let plugins = super::setup::root().join("plugins");
-    let wasm = plugins.join("target/wasm32-wasip2/release").join(wasm);
-    let manifest = plugins.join("adapters").join(dir).join("plugin.toml");
-    rig.run_ok(&[
-        "plugin",
-        "install",
-        &wasm.display().to_string(),
-        "--manifest",
-        &manifest.display().to_string(),
-        "--grant",
-    ])?;
-    Ok(())
+    rig.install_plugin(
+        &plugins.join("target/wasm32-wasip2/release").join(wasm),
+        &plugins.join("adapters").join(dir).join("plugin.toml"),
+    )
 }
 
 fn json(out: &str) -> serde_json::Value {

@@ -143,16 +143,28 @@ impl Rig {
                 .join("target/wasm32-wasip2/release")
                 .join(format!("webrig_provider_{dir}.wasm"));
             let manifest = plugins.join("providers").join(dir).join("plugin.toml");
-            self.run_ok(&[
-                "plugin",
-                "install",
-                &wasm.display().to_string(),
-                "--manifest",
-                &manifest.display().to_string(),
-                "--grant",
-            ])?;
+            self.install_plugin(&wasm, &manifest)?;
         }
         Ok(())
+    }
+
+    /// `webrig plugin install WASM --manifest MANIFEST --grant --replace`.
+    pub fn install_plugin(
+        &self,
+        wasm: &std::path::Path,
+        manifest: &std::path::Path,
+    ) -> Result<(), String> {
+        self.run_ok(&[
+            "plugin",
+            "install",
+            &wasm.display().to_string(),
+            "--manifest",
+            &manifest.display().to_string(),
+            "--grant",
+            // Over what `webrig setup` installed, in the demo.
+            "--replace",
+        ])
+        .map(drop)
     }
 }
 
@@ -190,17 +202,7 @@ impl Rig {
         let text = text.replace("http = [\"*\"]", &format!("http = [\"*\", \"{local}\"]"));
         let manifest = self.home.path().join(format!("{id}.plugin.toml"));
         write_new(&manifest, &text)?;
-        self.run_ok(&[
-            "plugin",
-            "install",
-            &wasm.display().to_string(),
-            "--manifest",
-            &manifest.display().to_string(),
-            "--grant",
-            // Over what `webrig setup` installed, in the demo.
-            "--replace",
-        ])
-        .map(drop)
+        self.install_plugin(&wasm, &manifest)
     }
 }
 

@@ -107,13 +107,7 @@ impl Project {
             )));
         }
         crate::config::trust::check_dir(&self.canvas_dir()).map_err(untrusted)?;
-        let bytes = read_regular(&path, MAX_DOC, Symlinks::Refuse, |m| {
-            if crate::config::is_mine_alone(m) {
-                Ok(())
-            } else {
-                Err("it is not this user's alone".into())
-            }
-        })?;
+        let bytes = read_regular(&path, MAX_DOC, Symlinks::Refuse, mine_alone)?;
         let doc: Document = serde_json::from_slice(&bytes).map_err(|e| {
             ApiError::invalid(format!("{} is not a canvas document: {e}", path.display()))
         })?;
@@ -250,21 +244,8 @@ impl Project {
                 .map(|m| m.permissions().mode() & 0o777)
                 .unwrap_or(0o644)
         };
-        let dir = path.parent().unwrap_or(&self.root);
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".webrig-push-")
-            .tempfile_in(dir)
-            .map_err(|e| io(dir, e))?;
-        {
-            use std::io::Write as _;
-            use std::os::unix::fs::PermissionsExt;
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(mode))
-                .map_err(|e| io(path, e))?;
-            tmp.write_all(new.as_bytes()).map_err(|e| io(path, e))?;
-            tmp.as_file().sync_all().map_err(|e| io(path, e))?;
-        }
-        tmp.persist(path).map_err(|e| io(path, e.error))?;
+        crate::config::write_atomic(path, new.as_bytes(), mode, true)
+            .map_err(|e| io(path, format!("{e:#}")))?;
         Ok(backup)
     }
 
@@ -277,38 +258,31 @@ impl Project {
     pub fn keep_pulled(&self, doc: &str, binding: &str, text: &str) -> Result<(), ApiError> {
         self.ensure_canvas_dir()?;
         let path = self.pulled_path(doc, binding);
-        crate::config::write_private(&path, text.as_bytes())
-            .map_err(|e| io(&path, format!("{e:#}")))
+        write_unsynced(&path, text.as_bytes())
     }
 
     pub fn read_pulled(&self, doc: &str, binding: &str) -> Result<String, ApiError> {
         let path = self.pulled_path(doc, binding);
-        let bytes = read_regular(&path, MAX_SOURCE, Symlinks::Refuse, |m| {
-            if crate::config::is_mine_alone(m) {
-                Ok(())
-            } else {
-                Err("it is not this user's alone".into())
-            }
-        })?;
+        let bytes = read_regular(&path, MAX_SOURCE, Symlinks::Refuse, mine_alone)?;
         String::from_utf8(bytes)
             .map_err(|_| ApiError::invalid(format!("{} is not UTF-8", path.display())))
     }
 }
 
-/// Writes a copy webrig keeps for itself (a backup, the text pulled):
-/// 0600 through a temp file and a rename like every write, but without
-/// waiting for the disk, which a push would pay twice more. A crash may
-/// lose the copy, never the file or the document (both synced).
+/// A copy webrig keeps for itself (a backup, the text pulled): 0600, not
+/// waited for on disk, which a push would pay twice more. A crash may lose
+/// the copy, never the file or the document (both synced).
 fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), ApiError> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".webrig-")
-        .tempfile_in(dir)
-        .map_err(|e| io(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| io(path, e))?;
-    tmp.persist(path).map_err(|e| io(path, e.error))?;
-    Ok(())
+    crate::config::write_private_unsynced(path, bytes).map_err(|e| io(path, format!("{e:#}")))
+}
+
+/// This user's file alone (what the canvas reads of its own).
+fn mine_alone(m: &std::fs::Metadata) -> Result<(), String> {
+    if crate::config::is_mine_alone(m) {
+        Ok(())
+    } else {
+        Err("it is not this user's alone".into())
+    }
 }
 
 fn outside(file: &str, root: &Path) -> ApiError {

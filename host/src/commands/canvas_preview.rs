@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::canvas::project;
+use super::canvas::{default_root, project};
 use super::{Command, Cx, Scope};
 use crate::browser::Tab;
 use crate::browser::capture::{self, Area, ImageFormat};
@@ -144,10 +144,7 @@ impl Command for CanvasPreview {
     type Output = Preview;
 
     fn prepare(&mut self) -> Result<(), ApiError> {
-        if self.root.is_none() {
-            self.root = std::env::current_dir().ok();
-        }
-        Ok(())
+        default_root(&mut self.root)
     }
 
     async fn run(self, mut cx: Cx) -> Result<Preview, ApiError> {

@@ -327,11 +327,23 @@ impl Runtime {
         let Loaded::Provider(pre) = loaded else {
             return Err(PluginError::Load("this plugin is not a provider".into()));
         };
+        self.fresh(limits, access, |s| pre.instantiate(s), f)
+    }
+
+    /// Runs `f` against a fresh instance (`make`) in a store with the
+    /// plugin's limits and its deadline: a call of a provider or adapter.
+    fn fresh<I, R>(
+        &self,
+        limits: &PluginLimits,
+        access: &Access,
+        make: impl FnOnce(&mut Store<CallState>) -> wasmtime::Result<I>,
+        f: impl FnOnce(&I, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
         let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
         let host = HostState::new(access.clone(), deadline);
         self.in_store(limits, host, None, |store| {
-            let plugin = pre.instantiate(&mut *store)?;
-            f(&plugin, store)
+            let instance = make(&mut *store)?;
+            f(&instance, store)
         })
     }
 
@@ -343,12 +355,7 @@ impl Runtime {
         access: &Access,
         f: impl FnOnce(&super::wit::Adapter, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
-        let deadline = Instant::now() + Duration::from_millis(u64::from(limits.time_ms));
-        let host = HostState::new(access.clone(), deadline);
-        self.in_store(limits, host, None, |store| {
-            let adapter = pre.instantiate(&mut *store)?;
-            f(&adapter, store)
-        })
+        self.fresh(limits, access, |s| pre.instantiate(s), f)
     }
 
     /// Runs `f` in a fresh store with the plugin's memory and output limits,

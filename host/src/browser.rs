@@ -6,6 +6,7 @@
 //! transport.
 
 pub mod actions;
+pub mod annotate;
 pub mod capture;
 pub mod cdp;
 pub mod cookie;

@@ -10,6 +10,7 @@
 //! [`dispatch`]. This module must not know about sockets or terminals.
 
 mod actions;
+pub mod annotate;
 mod canvas;
 mod canvas_preview;
 mod capture;
@@ -97,12 +98,13 @@ pub enum Group {
     Macros,
     Workflows,
     Canvas,
+    Annotations,
     Extension,
     Daemon,
 }
 
 impl Group {
-    pub const ALL: [Group; 13] = [
+    pub const ALL: [Group; 14] = [
         Group::Pages,
         Group::Reading,
         Group::Acting,
@@ -114,6 +116,7 @@ impl Group {
         Group::Macros,
         Group::Workflows,
         Group::Canvas,
+        Group::Annotations,
         Group::Extension,
         Group::Daemon,
     ];
@@ -132,6 +135,7 @@ impl Group {
             Group::Macros => "Macros",
             Group::Workflows => "Workflows",
             Group::Canvas => "Design canvas",
+            Group::Annotations => "Annotations & inbox",
             Group::Extension => "Extension",
             Group::Daemon => "Daemon & MCP",
         }
@@ -167,6 +171,9 @@ impl Group {
             Group::Workflows => "run an installed workflow, list workflows and their artifacts",
             Group::Canvas => {
                 "design documents: revisioned patches, a browser preview, code sync by adapters"
+            }
+            Group::Annotations => {
+                "a person points at elements for the agent (annotate); what people send (inbox)"
             }
             Group::Extension => {
                 "your own Chrome through the webrig extension: pair, borrow and \
@@ -510,6 +517,12 @@ static REGISTRY: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         Entry::of::<canvas::CanvasCodePull>(Canvas),
         Entry::of::<canvas::CanvasCodePush>(Canvas),
         Entry::of::<canvas::CanvasCodeStatus>(Canvas),
+        Entry::of::<annotate::Annotate>(Annotations),
+        Entry::of::<annotate::InboxList>(Annotations),
+        Entry::of::<annotate::InboxShow>(Annotations),
+        Entry::of::<annotate::InboxConsume>(Annotations),
+        Entry::of::<annotate::InboxClear>(Annotations),
+        Entry::of::<annotate::InboxScope>(Annotations),
         Entry::of::<setup::Setup>(Plugins),
         Entry::of::<plugins::PluginInstall>(Plugins),
         Entry::of::<plugins::PluginList>(Plugins),

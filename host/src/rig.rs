@@ -7,8 +7,10 @@
 //! `Arc<State>` and hand requests to the scheduler
 //! (`commands::dispatch`); nothing here knows a transport.
 
+pub mod annotating;
 mod check;
 mod lease;
+pub mod inbox;
 pub mod logins;
 pub mod pairing;
 mod plugin_browser;
@@ -59,6 +61,8 @@ pub struct State {
     pools: pool::Pools,
     /// One-time CDP front-end tickets (`cdp-url`).
     tickets: tickets::Tickets,
+    /// What people send from the browser, for agents to read.
+    inbox: inbox::Inbox,
 }
 
 impl State {
@@ -70,6 +74,7 @@ impl State {
         access: crate::config::Access,
     ) -> Arc<State> {
         let bindings = Arc::new(Bindings::load(home.root().join("sessions.json")));
+        let home_root = home.root().to_path_buf();
         Arc::new(State {
             bindings,
             shared: crate::browser::shared::SharedBrowsers::new(),
@@ -90,6 +95,10 @@ impl State {
             relay: Mutex::new(None),
             pools: pool::Pools::default(),
             tickets: tickets::Tickets::default(),
+            inbox: inbox::Inbox::new(
+                inbox::dir_of(home_root.as_path()),
+                Arc::new(inbox::SystemClock),
+            ),
         })
     }
 
@@ -163,6 +172,10 @@ impl State {
             };
             crate::macros::Macros::with_budget(self.home.macros_dir(), budget)
         })
+    }
+
+    pub fn inbox(&self) -> &inbox::Inbox {
+        &self.inbox
     }
 
     pub fn tickets(&self) -> &tickets::Tickets {

@@ -25,6 +25,7 @@ const PAGE_LIB: &str = concat!(
     include_str!("page/act.js"),
     include_str!("page/settle.js"),
     include_str!("page/locate.js"),
+    include_str!("page/annotate.js"),
     include_str!("page/end.js"),
 );
 /// webrig's hooks in each document's own world, installed before the page's

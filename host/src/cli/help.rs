@@ -43,6 +43,9 @@ pub fn parent_about(word: &str) -> &'static str {
             "Design documents in your project: create, patch, preview, and sync with source files"
         }
         "canvas code" => "Pull a source file into a canvas, push changes back, show drift",
+        "inbox" => {
+            "What people sent from the browser: list, show, consume, clear; scope says it is yours"
+        }
         "run" => "Run an installed workflow (research, shopping, …) into a bundle of files",
         "artifacts" => "The bundles workflows wrote: list them, remove the expired ones",
         "plugin" => {

@@ -22,6 +22,9 @@ pub struct Cx {
     local_files: bool,
     /// Where progress events go (a streaming caller), if anywhere.
     events: Option<crate::workflows::Events>,
+    /// The session the request named (`default` when none), for commands
+    /// that find their session themselves (daemon-scope ones).
+    session_name: String,
 }
 
 /// A tab a per-tab command holds: its queue lock and a parallel slot.
@@ -68,6 +71,7 @@ impl Cx {
             deadline,
             local_files: false,
             events: None,
+            session_name: "default".into(),
         }
     }
 
@@ -81,7 +85,23 @@ impl Cx {
             deadline,
             local_files: false,
             events: None,
+            session_name: "default".into(),
         }
+    }
+
+    /// The session the request named.
+    pub fn with_session_name(mut self, name: &str) -> Self {
+        self.session_name = name.to_string();
+        self
+    }
+
+    pub fn session_name(&self) -> &str {
+        &self.session_name
+    }
+
+    /// The tab the request named, if it named one.
+    pub fn tab_id(&self) -> Option<&str> {
+        self.tab.as_deref()
     }
 
     /// Lets this command name local files (the caller is this user's own

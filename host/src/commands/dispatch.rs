@@ -50,9 +50,21 @@ pub async fn dispatch(state: Arc<State>, req: Request) -> Response {
     let id = req.id.clone().unwrap_or_else(new_id);
     let started = std::time::Instant::now();
     let command = req.command.clone();
-    let result = run(state, req).await;
+    let result = run_explained(state, req).await;
     tracing::debug!(%id, %command, ok = result.is_ok(), ms = started.elapsed().as_secs_f64() * 1e3, "command");
     Response::from_result(id, result)
+}
+
+/// [`run`], with an `inbox:ID#N` target rewritten to its ref first (and a
+/// failure on that ref told as one on the inbox target).
+async fn run_explained(state: Arc<State>, mut req: Request) -> Result<serde_json::Value, ApiError> {
+    let session = req.session.clone().unwrap_or_else(|| "default".into());
+    let inbox = commands::annotate::inbox_target(&state, &session, &mut req.tab, &mut req.args)?;
+    let result = run(state, req).await;
+    match inbox {
+        Some(t) => result.map_err(|e| t.explain(e)),
+        None => result,
+    }
 }
 
 async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiError> {
@@ -72,14 +84,16 @@ async fn run(state: Arc<State>, req: Request) -> Result<serde_json::Value, ApiEr
         )));
     }
     let deadline = Instant::now() + Duration::from_millis(timeout_ms);
-    let session_name = req.session.as_deref().unwrap_or("default");
+    let session_name = req.session.clone().unwrap_or_else(|| "default".into());
+    let session_name = session_name.as_str();
 
     let mut _entered = None;
     let scope = entry.scope();
     if scope == Scope::Daemon {
         let cx = Cx::new(state, None, req.tab, deadline)
             .with_local_files(req.local_files)
-            .with_events(req.events.clone());
+            .with_events(req.events.clone())
+            .with_session_name(session_name);
         return finish(entry, cx, req.args, deadline, timeout_ms).await;
     }
     check_session_name(session_name)?;

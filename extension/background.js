@@ -127,6 +127,16 @@ async function fromPopup(msg) {
     case "unlend":
       await tabs.unlend(msg.tabId);
       return status();
+    // "Annotate this page": the tab is lent (the daemon sees only lent
+    // tabs), then the daemon opens its overlay there. What the person sends
+    // goes to the agent's inbox (webrig inbox list).
+    case "annotate": {
+      if (relay.status().state !== "connected") throw new Error("not connected to webrig: pair first");
+      await tabs.lend(msg.tabId);
+      await tabs.persist();
+      if (!relay.send({ type: "annotate", tabId: msg.tabId })) throw new Error("the connection to webrig dropped");
+      return status();
+    }
     case "forget": {
       await chrome.storage.local.remove(["token"]);
       await chrome.storage.local.set({ stopped: true });

@@ -79,10 +79,31 @@ function renderLendable(tabs) {
     button.addEventListener("click", async () => {
       render(await ask(t.lent ? "unlend" : "lend", { tabId: t.tabId }));
     });
-    li.append(button, ` ${t.title || t.url || "tab"}`);
+    const annotate = document.createElement("button");
+    annotate.textContent = "annotate";
+    annotate.className = "annotate";
+    annotate.dataset.url = t.url;
+    annotate.addEventListener("click", () => startAnnotation(t.tabId));
+    li.append(button, annotate, ` ${t.title || t.url || "tab"}`);
     li.title = t.url;
     list.append(li);
   }
+}
+
+/** Starts the daemon's annotation overlay on a tab (lent first). */
+async function startAnnotation(tabId) {
+  const answer = await ask("annotate", { tabId });
+  if (!answer) return;
+  render(answer);
+  say("point at elements in the page, add notes, then Send", true);
+}
+
+async function annotateThisPage() {
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab || !Number.isSafeInteger(tab.id)) return say("no page to annotate");
+  await startAnnotation(tab.id);
+  // Out of the person's way (a popup closes itself; a tab stays open).
+  if (chrome.extension?.getViews?.({ type: "popup" })?.includes(window)) window.close();
 }
 
 async function refresh() {
@@ -144,6 +165,7 @@ async function pair() {
 }
 
 $("pair").addEventListener("click", pair);
+$("annotate").addEventListener("click", annotateThisPage);
 $("code").addEventListener("keydown", (e) => {
   if (e.key === "Enter") pair();
 });

@@ -137,6 +137,12 @@ impl Link {
         }
     }
 
+    /// The extension's events and messages (`{"type": …}` frames that are
+    /// not answers), as they come.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Value>> {
+        self.events.subscribe()
+    }
+
     /// One request to the extension.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RelayError> {
         let (id, rx) = self.send(method, params)?;

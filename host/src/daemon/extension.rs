@@ -106,6 +106,7 @@ async fn serve_upgraded(state: Arc<Door>, io: hyper_util::rt::TokioIo<hyper::upg
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let link = Link::new(tx);
     state.set_relay(link.clone());
+    crate::rig::annotating::serve_extension(state.rig.clone(), link.clone());
     tracing::info!("extension connected");
     relay::serve(ws, link, rx, SILENCE).await;
     tracing::info!("extension disconnected");

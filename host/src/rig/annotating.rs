@@ -132,3 +132,117 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
         stored: Some(stored),
     })
 }
+
+/// How long a person has for an annotation they started from the
+/// extension (no agent waits on it).
+const EXTENSION_WITHIN: Duration = Duration::from_secs(600);
+/// Captures started from the extension at once.
+const EXTENSION_AT_ONCE: usize = 2;
+/// The session an extension-started capture runs in when no session
+/// bound to the extension holds the tab.
+pub const EXTENSION_SESSION: &str = "annotate";
+
+/// Serves the extension's "Annotate this page" (`{"type":"annotate",
+/// "tabId":N}`) while `link` lives: each runs [`capture`] in the
+/// background and lands in the inbox. A tab already being annotated, or
+/// more than two at once, is refused (logged).
+pub fn serve_extension(state: std::sync::Arc<State>, link: std::sync::Arc<crate::browser::relay::Link>) {
+    tokio::spawn(async move {
+        let mut events = link.subscribe();
+        let room = std::sync::Arc::new(tokio::sync::Semaphore::new(EXTENSION_AT_ONCE));
+        let busy = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashSet::<u64>::new()));
+        loop {
+            let event = tokio::select! {
+                e = events.recv() => e,
+                _ = link.closed() => break,
+            };
+            let v = match event {
+                Ok(v) => v,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            };
+            if v.get("type").and_then(serde_json::Value::as_str) != Some("annotate") {
+                continue;
+            }
+            let Some(tab_id) = v.get("tabId").and_then(serde_json::Value::as_u64) else {
+                continue;
+            };
+            let Ok(permit) = room.clone().try_acquire_owned() else {
+                tracing::info!(tab_id, "annotate from the extension: two are running already");
+                continue;
+            };
+            if !busy.lock().unwrap_or_else(|e| e.into_inner()).insert(tab_id) {
+                tracing::info!(tab_id, "annotate from the extension: that tab is being annotated");
+                continue;
+            }
+            let (state, link, busy) = (state.clone(), link.clone(), busy.clone());
+            tokio::spawn(async move {
+                let _permit = permit;
+                match from_extension(&state, &link, tab_id).await {
+                    Ok(o) => tracing::info!(tab_id, status = %o.status, "annotate from the extension"),
+                    Err(e) => tracing::info!(tab_id, error = %e.message(), "annotate from the extension failed"),
+                }
+                busy.lock().unwrap_or_else(|e| e.into_inner()).remove(&tab_id);
+            });
+        }
+    });
+}
+
+/// One capture the person started on their tab `tab_id`: in the session
+/// that holds the tab, else borrowed into [`EXTENSION_SESSION`] (bound to
+/// the extension on first use).
+async fn from_extension(
+    state: &std::sync::Arc<State>,
+    link: &std::sync::Arc<crate::browser::relay::Link>,
+    tab_id: u64,
+) -> Result<Outcome, ApiError> {
+    let until = Instant::now() + EXTENSION_WITHIN;
+    let lock = |slot: &std::sync::Arc<super::Slot>| {
+        let slot = slot.clone();
+        async move {
+            tokio::time::timeout(Duration::from_secs(30), slot.state().clone().lock_owned())
+                .await
+                .map_err(|_| ApiError::timeout("the session stayed busy"))
+        }
+    };
+    // The tab as the extension lists it (lent tabs only).
+    let own = state.session(EXTENSION_SESSION, true)?;
+    let target = {
+        let mut session = lock(&own).await?;
+        if !session.is_relay() {
+            session.connect_extension(link).await?;
+        }
+        let tabs = session.user_tabs().await?;
+        tabs.iter()
+            .find(|t| t["tabId"].as_u64() == Some(tab_id))
+            .and_then(|t| t["targetId"].as_str())
+            .map(str::to_string)
+            .ok_or_else(|| ApiError::not_found(format!("tab {tab_id} is not lent to webrig")))?
+    };
+    // A session that holds it already keeps it (its refs are that session's).
+    for (name, slot) in state.sessions() {
+        let mut session = lock(&slot).await?;
+        if !session.is_relay() {
+            continue;
+        }
+        if let Some(tab) = session.all_tabs().into_iter().find(|t| t.target_id() == target) {
+            drop(session);
+            return capture(state, &tab, extension_options(&name, until)).await;
+        }
+    }
+    let tab = {
+        let mut session = lock(&own).await?;
+        session.borrow(&target).await?
+    };
+    capture(state, &tab, extension_options(EXTENSION_SESSION, until)).await
+}
+
+fn extension_options(session: &str, until: Instant) -> Options<'_> {
+    Options {
+        session,
+        prompt: None,
+        screenshot: true,
+        source: "extension",
+        until,
+    }
+}

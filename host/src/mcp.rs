@@ -26,7 +26,8 @@ use crate::commands::{self, Entry};
 use crate::config::Home;
 
 /// What an agent needs for most tasks (so its context is not flooded with
-/// every schema): navigate, look, act, read, tabs, capture.
+/// every schema): navigate, look, act, read, tabs, capture, and what the
+/// person sends from the browser.
 pub const CORE: &[&str] = &[
     "goto",
     "snapshot",
@@ -40,6 +41,7 @@ pub const CORE: &[&str] = &[
     "eval",
     "tabs",
     "screenshot",
+    "inbox_consume",
 ];
 
 /// Which tools a server offers.
@@ -238,7 +240,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(entry) = self
             .tools
@@ -251,7 +253,21 @@ impl ServerHandler for Server {
                 None,
             ));
         };
-        let args = Value::Object(request.arguments.unwrap_or_default());
+        let mut args = Value::Object(request.arguments.unwrap_or_default());
+        // The inbox is read by scope: an MCP client's is its --client id,
+        // else the name it gave at initialize. Reading renews the scope,
+        // so sends from the browser route to this agent.
+        if matches!(entry.api_name(), "inbox_consume" | "inbox_list")
+            && args.get("scope").is_none_or(Value::is_null)
+            && let Some(scope) = self
+                .client_id
+                .clone()
+                .or_else(|| context.peer.peer_info().map(|p| p.client_info.name.clone()))
+                .as_deref()
+                .and_then(crate::rig::inbox::scope_of)
+        {
+            args["scope"] = Value::String(scope);
+        }
         Ok(self.call(entry, args).await.into())
     }
 }

@@ -57,6 +57,7 @@ CORE = [
     "eval",
     "tabs",
     "screenshot",
+    "inbox_consume",
 ]
 # host/src/error.rs: the closed set.
 CODES = {
@@ -198,6 +199,16 @@ class Run:
                     f"screenshot: expected one image content, got "
                     f"{[c.type for c in shot.content]}",
                 )
+
+                if self.args.inbox_expect:
+                    got = await self.call(session, "inbox_consume", {})
+                    entry = (got.structuredContent or {}).get("entry") or {}
+                    self.facts["inbox"] = entry.get("id")
+                    check(
+                        entry.get("id") == self.args.inbox_expect,
+                        f"inbox_consume gave {entry.get('id')!r}, expected "
+                        f"{self.args.inbox_expect!r} (the entry for this client's scope)",
+                    )
                 check(
                     images[0].mimeType == "image/png",
                     f"screenshot mimeType is {images[0].mimeType!r}",
@@ -327,6 +338,7 @@ def main() -> int:
     p.add_argument("--session", default=f"mcp-client-{os.getpid()}")
     p.add_argument("--click-label", help="accessible name of the element to click")
     p.add_argument("--expect-gone", help="text the page no longer shows after the click")
+    p.add_argument("--inbox-expect", help="the inbox entry inbox_consume must give this client")
     p.add_argument(
         "--all-count",
         type=int,

@@ -3,6 +3,7 @@
 
 mod e2e {
     pub mod actions;
+    pub mod annotate;
     pub mod authoring;
     pub mod canvas;
     pub mod canvas_adapters;

@@ -52,7 +52,7 @@ fn clients() -> Option<PathBuf> {
 }
 
 /// A one-time URL for session `s` (`cdp-url`).
-fn ticket_url(s: &SessionGuard<'_>, http: bool) -> String {
+pub(crate) fn ticket_url(s: &SessionGuard<'_>, http: bool) -> String {
     let out = s.ok("cdp-url", json!({ "http": http }));
     out["url"].as_str().expect("url").to_string()
 }
@@ -193,7 +193,7 @@ fn discovery_with_the_token_in_a_header_serves_playwright() {
 }
 
 /// A raw CDP client over a WebSocket, blocking.
-struct Raw {
+pub(crate) struct Raw {
     rt: tokio::runtime::Runtime,
     ws: tokio_tungstenite::WebSocketStream<
         tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
@@ -204,7 +204,7 @@ struct Raw {
 
 impl Raw {
     /// Opens `url` with `headers`; Err(HTTP status) when refused.
-    fn open(url: &str, headers: &[(&str, &str)]) -> Result<Raw, u16> {
+    pub(crate) fn open(url: &str, headers: &[(&str, &str)]) -> Result<Raw, u16> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -239,7 +239,7 @@ impl Raw {
     }
 
     /// Sends one call and returns its answer frame (events meanwhile kept).
-    fn call(&mut self, method: &str, params: Value, session: Option<&str>) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value, session: Option<&str>) -> Value {
         let id = self.next;
         self.next += 1;
         let mut frame = json!({ "id": id, "method": method, "params": params });
@@ -292,7 +292,7 @@ fn refused(answer: &Value) -> bool {
 }
 
 /// The client's page targets and a flat session on the first.
-fn attach_first(raw: &mut Raw) -> (Vec<String>, String) {
+pub(crate) fn attach_first(raw: &mut Raw) -> (Vec<String>, String) {
     let targets = raw.call("Target.getTargets", json!({}), None);
     let ids: Vec<String> = targets["result"]["targetInfos"]
         .as_array()

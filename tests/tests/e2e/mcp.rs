@@ -20,6 +20,13 @@ fn the_python_sdk_drives_a_page_through_webrig_mcp() {
         .join("mcp")
         .join("client.py");
     let daemon = crate::Daemon::start().expect("daemon starts");
+    // Two unread sends: an older one for another agent, one for this
+    // client (the Python SDK calls itself "mcp"). inbox_consume must pick
+    // this client's by its name.
+    super::annotate::seed_inbox(
+        daemon.home(),
+        &[("0000aaaa", Some("other-agent"), 0), ("0000bbbb", Some("mcp"), 0)],
+    );
     let out = Command::new(&python)
         .arg(&client)
         .arg("--webrig")
@@ -27,6 +34,7 @@ fn the_python_sdk_drives_a_page_through_webrig_mcp() {
         .args(["--session", "mcp-e2e"])
         .args(["--click-label", "Accept cookies"])
         .args(["--expect-gone", "We use cookies"])
+        .args(["--inbox-expect", "0000bbbb"])
         .arg(web().url("snap/actions.html"))
         .env("WEBRIG_HOME", daemon.home())
         .env("WEBRIG_PORT", daemon.port().to_string())
@@ -64,6 +72,7 @@ fn the_python_sdk_drives_a_page_through_webrig_mcp() {
         "core.click",
         "core.text",
         "core.screenshot",
+        "core.inbox_consume",
         "core.click#2",
         "all.list_tools",
         "list.list_tools",

@@ -9,8 +9,8 @@
 
 pub mod annotating;
 mod check;
-mod lease;
 pub mod inbox;
+mod lease;
 pub mod logins;
 pub mod pairing;
 mod plugin_browser;

@@ -120,7 +120,9 @@ pub struct Annotation {
 impl Annotation {
     /// The compact JSON's length in bytes.
     pub fn compact_len(&self) -> usize {
-        serde_json::to_vec(self).map(|v| v.len()).unwrap_or(usize::MAX)
+        serde_json::to_vec(self)
+            .map(|v| v.len())
+            .unwrap_or(usize::MAX)
     }
 }
 
@@ -286,9 +288,9 @@ pub fn mask_emails(s: &str) -> String {
                 .unwrap_or(0);
         let host = s[at + 1..end].trim_end_matches('.');
         let end = at + 1 + host.len();
-        let dotted = host
-            .rsplit_once('.')
-            .is_some_and(|(l, tld)| !l.is_empty() && tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()));
+        let dotted = host.rsplit_once('.').is_some_and(|(l, tld)| {
+            !l.is_empty() && tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic())
+        });
         match start {
             Some(start) if dotted => {
                 out.push_str(&s[done..start]);
@@ -341,7 +343,10 @@ pub fn redact(a: &mut Annotation) {
         note(format!("items[{i}].attributes"), n);
         let before = item.candidates.len();
         item.candidates.retain(|c| mask_text(&c.value).1 == 0);
-        note(format!("items[{i}].candidates"), before - item.candidates.len());
+        note(
+            format!("items[{i}].candidates"),
+            before - item.candidates.len(),
+        );
     }
     a.redacted = report;
 }
@@ -367,7 +372,9 @@ pub fn fit(a: &mut Annotation) {
         }),
         ("text to 120 characters", |it| cut(&mut it.text, 120)),
         ("names to 120 characters", |it| cut(&mut it.name, 120)),
-        ("candidates: the best 3 kept", |it| it.candidates.truncate(3)),
+        ("candidates: the best 3 kept", |it| {
+            it.candidates.truncate(3)
+        }),
         ("styles dropped", |it| it.styles.clear()),
         ("attributes dropped", |it| it.attributes.clear()),
         ("text to 40 characters", |it| cut(&mut it.text, 40)),
@@ -441,9 +448,18 @@ mod tests {
 
     #[test]
     fn emails_are_masked_and_nothing_else_moves() {
-        assert_eq!(mask_emails("write to a.b+c@example.org now"), format!("write to {MASK} now"));
-        assert_eq!(mask_emails("x@y and @handle and a@b"), "x@y and @handle and a@b");
-        assert_eq!(mask_emails("mail jo@mail.example.co.uk."), format!("mail {MASK}."));
+        assert_eq!(
+            mask_emails("write to a.b+c@example.org now"),
+            format!("write to {MASK} now")
+        );
+        assert_eq!(
+            mask_emails("x@y and @handle and a@b"),
+            "x@y and @handle and a@b"
+        );
+        assert_eq!(
+            mask_emails("mail jo@mail.example.co.uk."),
+            format!("mail {MASK}.")
+        );
         assert_eq!(mask_emails("é@é.com ü"), "é@é.com ü");
         let bomb = format!("{}{}", "@".repeat(100_000), "a".repeat(100_000));
         assert_eq!(mask_emails(&bomb), bomb);
@@ -455,7 +471,9 @@ mod tests {
         let mut a = Annotation {
             url: "https://shop.test/cart?session=abcdef0123456789&q=shoes".into(),
             title: "Cart of jane@example.com".into(),
-            items: vec![item("my key is sk-live_0123456789abcdefghijklmn, mail me at jane@example.com")],
+            items: vec![item(
+                "my key is sk-live_0123456789abcdefghijklmn, mail me at jane@example.com",
+            )],
             ..Default::default()
         };
         redact(&mut a);
@@ -463,12 +481,25 @@ mod tests {
         assert!(a.url.contains("q=shoes"), "{}", a.url);
         assert!(!a.title.contains("jane@"), "{}", a.title);
         let note = &a.items[0].note;
-        assert!(!note.contains("sk-live") && !note.contains("jane@"), "{note}");
+        assert!(
+            !note.contains("sk-live") && !note.contains("jane@"),
+            "{note}"
+        );
         assert_eq!(a.items[0].candidates.len(), 1);
         let fields: Vec<_> = a.redacted.iter().map(|m| m.field.as_str()).collect();
-        assert!(fields.contains(&"url") && fields.contains(&"title"), "{fields:?}");
-        assert!(fields.contains(&"items[0].note") && fields.contains(&"items[0].candidates"), "{fields:?}");
-        let n = a.redacted.iter().find(|m| m.field == "items[0].note").map(|m| m.count);
+        assert!(
+            fields.contains(&"url") && fields.contains(&"title"),
+            "{fields:?}"
+        );
+        assert!(
+            fields.contains(&"items[0].note") && fields.contains(&"items[0].candidates"),
+            "{fields:?}"
+        );
+        let n = a
+            .redacted
+            .iter()
+            .find(|m| m.field == "items[0].note")
+            .map(|m| m.count);
         assert_eq!(n, Some(2), "{:?}", a.redacted);
     }
 
@@ -482,7 +513,9 @@ mod tests {
             let mut it = item(&"n".repeat(500));
             it.n = n;
             it.text = "t".repeat(500);
-            it.styles = (0..18).map(|i| (format!("style-{i}"), "v".repeat(40))).collect();
+            it.styles = (0..18)
+                .map(|i| (format!("style-{i}"), "v".repeat(40)))
+                .collect();
             it.attributes = (0..8).map(|i| (format!("a{i}"), "v".repeat(300))).collect();
             a.items.push(it);
         }
@@ -490,7 +523,10 @@ mod tests {
         fit(&mut a);
         assert!(a.compact_len() <= BUDGET, "{}", a.compact_len());
         assert_eq!(a.items.len(), 20);
-        assert!(a.items.iter().all(|i| i.note.len() == 500), "notes kept whole");
+        assert!(
+            a.items.iter().all(|i| i.note.len() == 500),
+            "notes kept whole"
+        );
         assert!(!a.trimmed.is_empty());
 
         // Notes of 2 000 characters each: cut, never past the budget.

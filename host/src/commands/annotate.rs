@@ -78,9 +78,10 @@ impl Command for Annotate {
         let state = cx.state().clone();
         let slot = state.session(&name, false)?;
         let tab = {
-            let mut session = tokio::time::timeout_at(cx.deadline(), slot.state().clone().lock_owned())
-                .await
-                .map_err(|_| ApiError::timeout(format!("session {name:?} stayed busy")))?;
+            let mut session =
+                tokio::time::timeout_at(cx.deadline(), slot.state().clone().lock_owned())
+                    .await
+                    .map_err(|_| ApiError::timeout(format!("session {name:?} stayed busy")))?;
             if session.is_closed() {
                 return Err(ApiError::not_found(format!("session {name:?} was closed")));
             }
@@ -120,7 +121,11 @@ fn human_annotation(a: &Annotation, id: &str) -> String {
         s.push_str(&format!(
             "  #{} {} {what}{}",
             it.n,
-            if it.gone { "(gone)" } else { it.reference.as_str() },
+            if it.gone {
+                "(gone)"
+            } else {
+                it.reference.as_str()
+            },
             if it.note.is_empty() {
                 String::new()
             } else {

@@ -118,7 +118,12 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
     }
     annotate::redact(&mut annotation);
     annotate::fit(&mut annotation);
-    let stored = inbox.add(id.clone(), annotation.clone(), opts.source, opts.source == "annotate")?;
+    let stored = inbox.add(
+        id.clone(),
+        annotation.clone(),
+        opts.source,
+        opts.source == "annotate",
+    )?;
     if stored.deduped {
         // The same send a moment ago: its entry (and screenshot) stands.
         if let Some(path) = annotation.screenshot.take() {
@@ -146,11 +151,16 @@ pub const EXTENSION_SESSION: &str = "annotate";
 /// "tabId":N}`) while `link` lives: each runs [`capture`] in the
 /// background and lands in the inbox. A tab already being annotated, or
 /// more than two at once, is refused (logged).
-pub fn serve_extension(state: std::sync::Arc<State>, link: std::sync::Arc<crate::browser::relay::Link>) {
+pub fn serve_extension(
+    state: std::sync::Arc<State>,
+    link: std::sync::Arc<crate::browser::relay::Link>,
+) {
     tokio::spawn(async move {
         let mut events = link.subscribe();
         let room = std::sync::Arc::new(tokio::sync::Semaphore::new(EXTENSION_AT_ONCE));
-        let busy = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashSet::<u64>::new()));
+        let busy = std::sync::Arc::new(std::sync::Mutex::new(
+            std::collections::HashSet::<u64>::new(),
+        ));
         loop {
             let event = tokio::select! {
                 e = events.recv() => e,
@@ -168,21 +178,37 @@ pub fn serve_extension(state: std::sync::Arc<State>, link: std::sync::Arc<crate:
                 continue;
             };
             let Ok(permit) = room.clone().try_acquire_owned() else {
-                tracing::info!(tab_id, "annotate from the extension: two are running already");
+                tracing::info!(
+                    tab_id,
+                    "annotate from the extension: two are running already"
+                );
                 continue;
             };
-            if !busy.lock().unwrap_or_else(|e| e.into_inner()).insert(tab_id) {
-                tracing::info!(tab_id, "annotate from the extension: that tab is being annotated");
+            if !busy
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(tab_id)
+            {
+                tracing::info!(
+                    tab_id,
+                    "annotate from the extension: that tab is being annotated"
+                );
                 continue;
             }
             let (state, link, busy) = (state.clone(), link.clone(), busy.clone());
             tokio::spawn(async move {
                 let _permit = permit;
                 match from_extension(&state, &link, tab_id).await {
-                    Ok(o) => tracing::info!(tab_id, status = %o.status, "annotate from the extension"),
-                    Err(e) => tracing::info!(tab_id, error = %e.message(), "annotate from the extension failed"),
+                    Ok(o) => {
+                        tracing::info!(tab_id, status = %o.status, "annotate from the extension")
+                    }
+                    Err(e) => {
+                        tracing::info!(tab_id, error = %e.message(), "annotate from the extension failed")
+                    }
                 }
-                busy.lock().unwrap_or_else(|e| e.into_inner()).remove(&tab_id);
+                busy.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&tab_id);
             });
         }
     });
@@ -225,7 +251,11 @@ async fn from_extension(
         if !session.is_relay() {
             continue;
         }
-        if let Some(tab) = session.all_tabs().into_iter().find(|t| t.target_id() == target) {
+        if let Some(tab) = session
+            .all_tabs()
+            .into_iter()
+            .find(|t| t.target_id() == target)
+        {
             drop(session);
             return capture(state, &tab, extension_options(&name, until)).await;
         }

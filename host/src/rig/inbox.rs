@@ -212,7 +212,9 @@ impl Inbox {
             }
             match serde_json::from_slice::<Entry>(line) {
                 Ok(e) => out.push(e),
-                Err(e) => tracing::warn!(line = i + 1, error = %e, "inbox: a line that is not an entry is skipped"),
+                Err(e) => {
+                    tracing::warn!(line = i + 1, error = %e, "inbox: a line that is not an entry is skipped")
+                }
             }
         }
         Ok(out)
@@ -230,7 +232,10 @@ impl Inbox {
 
     /// Runs `f` on the entries (expired ones already gone, their
     /// screenshots removed) and saves them when `f` says they changed.
-    fn with<T>(&self, f: impl FnOnce(&mut Vec<Entry>) -> Result<(T, bool), ApiError>) -> Result<T, ApiError> {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Vec<Entry>) -> Result<(T, bool), ApiError>,
+    ) -> Result<T, ApiError> {
         let _one = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut entries = self.load()?;
         let now = self.now_ms();
@@ -265,7 +270,13 @@ impl Inbox {
     /// Stores a send: deduped against the last minute's, routed to the
     /// active scope, within the caps. `read`: the agent already has it (an
     /// `annotate` it ran).
-    pub fn add(&self, id: String, annotation: Annotation, source: &str, read: bool) -> Result<Stored, ApiError> {
+    pub fn add(
+        &self,
+        id: String,
+        annotation: Annotation,
+        source: &str,
+        read: bool,
+    ) -> Result<Stored, ApiError> {
         let now = self.now_ms();
         let digest = digest_of(&annotation);
         let (scope, ambiguous) = self.route();
@@ -351,10 +362,19 @@ impl Inbox {
 
     /// Marks an entry read and returns it: `id`, else the oldest unread
     /// one for `scope`. None: nothing unread.
-    pub fn consume(&self, id: Option<&str>, scope: Option<&str>) -> Result<Option<Entry>, ApiError> {
+    pub fn consume(
+        &self,
+        id: Option<&str>,
+        scope: Option<&str>,
+    ) -> Result<Option<Entry>, ApiError> {
         self.with(|entries| {
             let at = match id {
-                Some(id) => Some(entries.iter().position(|e| e.id == id).ok_or_else(|| missing(id))?),
+                Some(id) => Some(
+                    entries
+                        .iter()
+                        .position(|e| e.id == id)
+                        .ok_or_else(|| missing(id))?,
+                ),
                 None => entries.iter().position(|e| !e.read && e.is_for(scope)),
             };
             let Some(at) = at else {
@@ -371,10 +391,11 @@ impl Inbox {
         let mut gone = Vec::new();
         let n = self.with(|entries| {
             let before = entries.len();
-            let (keep, drop): (Vec<Entry>, Vec<Entry>) = std::mem::take(entries).into_iter().partition(|e| match id {
-                Some(id) => e.id != id,
-                None => !(all || e.read),
-            });
+            let (keep, drop): (Vec<Entry>, Vec<Entry>) =
+                std::mem::take(entries).into_iter().partition(|e| match id {
+                    Some(id) => e.id != id,
+                    None => !(all || e.read),
+                });
             *entries = keep;
             if let Some(id) = id
                 && drop.is_empty()
@@ -493,7 +514,13 @@ pub fn check_scope(name: &str) -> Result<(), ApiError> {
 pub fn scope_of(name: &str) -> Option<String> {
     let s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(64)
         .collect();
     let s = s.trim_matches('-').to_string();
@@ -554,18 +581,26 @@ mod tests {
     #[test]
     fn identical_sends_within_a_minute_are_stored_once() {
         let (_d, clock, inbox) = inbox();
-        let a = inbox.add("aaaa0001".into(), send("this"), "extension", false).expect("add");
+        let a = inbox
+            .add("aaaa0001".into(), send("this"), "extension", false)
+            .expect("add");
         assert!(!a.deduped);
         tick(&clock, 59_000);
         let mut again = send("this");
         again.at_ms = 12345; // another moment, the same content
-        let b = inbox.add("aaaa0002".into(), again, "extension", false).expect("add");
+        let b = inbox
+            .add("aaaa0002".into(), again, "extension", false)
+            .expect("add");
         assert!(b.deduped);
         assert_eq!(b.id, "aaaa0001");
-        let c = inbox.add("aaaa0003".into(), send("that"), "extension", false).expect("add");
+        let c = inbox
+            .add("aaaa0003".into(), send("that"), "extension", false)
+            .expect("add");
         assert!(!c.deduped, "another note is another send");
         tick(&clock, 1_001);
-        let d = inbox.add("aaaa0004".into(), send("this"), "extension", false).expect("add");
+        let d = inbox
+            .add("aaaa0004".into(), send("this"), "extension", false)
+            .expect("add");
         assert!(!d.deduped, "60 s later it is a new send");
         assert_eq!(inbox.list(None, true).expect("list").len(), 3);
     }
@@ -574,49 +609,85 @@ mod tests {
     fn caps_and_ttl_hold() {
         let (_d, clock, inbox) = inbox();
         for i in 0..60 {
-            let s = inbox.add(format!("u{i:07}"), send(&format!("n{i}")), "extension", false).expect("add");
+            let s = inbox
+                .add(
+                    format!("u{i:07}"),
+                    send(&format!("n{i}")),
+                    "extension",
+                    false,
+                )
+                .expect("add");
             if i >= 50 {
                 assert_eq!(s.evicted, vec![format!("u{:07}", i - 50)]);
             }
         }
         let unread = inbox.list(None, false).expect("list");
         assert_eq!(unread.len(), MAX_UNREAD);
-        assert_eq!(unread.last().map(|s| s.id.as_str()), Some("u0000010"), "the oldest went");
+        assert_eq!(
+            unread.last().map(|s| s.id.as_str()),
+            Some("u0000010"),
+            "the oldest went"
+        );
         for i in 0..250 {
-            inbox.add(format!("r{i:07}"), send(&format!("r{i}")), "annotate", true).expect("add");
+            inbox
+                .add(format!("r{i:07}"), send(&format!("r{i}")), "annotate", true)
+                .expect("add");
         }
         let all = inbox.list(None, true).expect("list");
         assert_eq!(all.len(), MAX_TOTAL);
-        assert_eq!(all.iter().filter(|s| !s.read).count(), MAX_UNREAD, "read ones go first");
+        assert_eq!(
+            all.iter().filter(|s| !s.read).count(),
+            MAX_UNREAD,
+            "read ones go first"
+        );
         // Seven days on, everything is gone (and the file says so).
         tick(&clock, TTL_MS);
         assert!(inbox.list(None, true).expect("list").is_empty());
         let text = std::fs::read_to_string(inbox.file()).expect("file");
         assert!(text.is_empty(), "{} bytes left", text.len());
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(inbox.file()).expect("meta").permissions().mode();
+        let mode = std::fs::metadata(inbox.file())
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 
     #[test]
     fn scopes_route_sends_one_none_several() {
         let (_d, clock, inbox) = inbox();
-        let none = inbox.add("s0000001".into(), send("a"), "extension", false).expect("add");
+        let none = inbox
+            .add("s0000001".into(), send("a"), "extension", false)
+            .expect("add");
         assert_eq!((none.scope, none.ambiguous.len()), (None, 0));
         inbox.register("claude", SCOPE_TTL_MS).expect("scope");
-        let one = inbox.add("s0000002".into(), send("b"), "extension", false).expect("add");
+        let one = inbox
+            .add("s0000002".into(), send("b"), "extension", false)
+            .expect("add");
         assert_eq!(one.scope.as_deref(), Some("claude"));
         inbox.register("codex", 1_000).expect("scope");
-        let two = inbox.add("s0000003".into(), send("c"), "extension", false).expect("add");
+        let two = inbox
+            .add("s0000003".into(), send("c"), "extension", false)
+            .expect("add");
         assert_eq!(two.scope, None);
         assert_eq!(two.ambiguous, vec!["claude", "codex"]);
         // Each agent sees what is its own, unscoped and ambiguous ones.
-        let ids = |s: &str| -> Vec<String> { inbox.list(Some(s), false).expect("list").into_iter().map(|e| e.id).collect() };
+        let ids = |s: &str| -> Vec<String> {
+            inbox
+                .list(Some(s), false)
+                .expect("list")
+                .into_iter()
+                .map(|e| e.id)
+                .collect()
+        };
         assert_eq!(ids("claude"), vec!["s0000003", "s0000002", "s0000001"]);
         assert_eq!(ids("codex"), vec!["s0000003", "s0000001"]);
         assert_eq!(ids("other"), vec!["s0000001"]);
         // consume takes the oldest unread of the caller's.
-        let next = inbox.consume(None, Some("codex")).expect("consume").expect("one");
+        let next = inbox
+            .consume(None, Some("codex"))
+            .expect("consume")
+            .expect("one");
         assert_eq!(next.id, "s0000001");
         // A scope lapses without renewal.
         tick(&clock, 1_000);
@@ -625,29 +696,55 @@ mod tests {
         assert!(inbox.active().is_empty());
         assert!(inbox.register("bad name", 1).is_err());
         assert!(inbox.register(&"x".repeat(65), 1).is_err());
-        assert_eq!(scope_of("Claude Code 1.2").as_deref(), Some("Claude-Code-1.2"));
+        assert_eq!(
+            scope_of("Claude Code 1.2").as_deref(),
+            Some("Claude-Code-1.2")
+        );
     }
 
     #[test]
     fn targets_parse_and_refuse() {
         let (_d, _c, inbox) = inbox();
-        inbox.add("abcd1234".into(), send("x"), "annotate", true).expect("add");
-        let (e, i) = inbox.target("inbox:abcd1234#1").expect("ok").expect("inbox");
+        inbox
+            .add("abcd1234".into(), send("x"), "annotate", true)
+            .expect("add");
+        let (e, i) = inbox
+            .target("inbox:abcd1234#1")
+            .expect("ok")
+            .expect("inbox");
         assert_eq!((e.id.as_str(), i), ("abcd1234", 0));
         assert!(inbox.target("#main").expect("ok").is_none());
-        for bad in ["inbox:abcd1234", "inbox:abcd1234#x", "inbox:../x#1", "inbox:#1"] {
-            assert_eq!(inbox.target(bad).expect_err(bad).code(), ErrorCode::InvalidArgument, "{bad}");
+        for bad in [
+            "inbox:abcd1234",
+            "inbox:abcd1234#x",
+            "inbox:../x#1",
+            "inbox:#1",
+        ] {
+            assert_eq!(
+                inbox.target(bad).expect_err(bad).code(),
+                ErrorCode::InvalidArgument,
+                "{bad}"
+            );
         }
-        assert_eq!(inbox.target("inbox:abcd1234#2").expect_err("2").code(), ErrorCode::NotFound);
-        assert_eq!(inbox.target("inbox:ffff0000#1").expect_err("none").code(), ErrorCode::NotFound);
+        assert_eq!(
+            inbox.target("inbox:abcd1234#2").expect_err("2").code(),
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            inbox.target("inbox:ffff0000#1").expect_err("none").code(),
+            ErrorCode::NotFound
+        );
     }
 
     #[test]
     fn a_file_that_is_not_ours_alone_is_refused() {
         let (_d, _c, inbox) = inbox();
-        inbox.add("abcd1234".into(), send("x"), "annotate", true).expect("add");
+        inbox
+            .add("abcd1234".into(), send("x"), "annotate", true)
+            .expect("add");
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(inbox.file(), std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        std::fs::set_permissions(inbox.file(), std::fs::Permissions::from_mode(0o644))
+            .expect("chmod");
         assert!(inbox.list(None, true).is_err());
         std::fs::remove_file(inbox.file()).expect("rm");
         std::os::unix::fs::symlink("/etc/passwd", inbox.file()).expect("link");

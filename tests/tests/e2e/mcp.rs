@@ -25,7 +25,10 @@ fn the_python_sdk_drives_a_page_through_webrig_mcp() {
     // this client's by its name.
     super::annotate::seed_inbox(
         daemon.home(),
-        &[("0000aaaa", Some("other-agent"), 0), ("0000bbbb", Some("mcp"), 0)],
+        &[
+            ("0000aaaa", Some("other-agent"), 0),
+            ("0000bbbb", Some("mcp"), 0),
+        ],
     );
     let out = Command::new(&python)
         .arg(&client)

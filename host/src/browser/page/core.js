@@ -8,7 +8,8 @@
 // (`frames.rs` PAGE_LIB): core.js (roles, names, states, refs), outline.js
 // (the snapshot walk), act.js (actionability, form calls), settle.js
 // (waiting for what an action set off), locate.js (locators: text=, role=,
-// label=, …), end.js (publishes `lib`). Each adds its calls to `lib`.
+// label=, …), annotate.js (the overlay a person points with), end.js
+// (publishes `lib`). Each adds its calls to `lib`.
 (() => {
   if (globalThis.__webrig && globalThis.__webrig.lib) return;
   const W = (globalThis.__webrig = {

@@ -50,9 +50,9 @@ impl Clock for SystemClock {
     }
 }
 
-/// One thing sent.
+/// What an entry and its summary both say of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Entry {
+pub struct Head {
     pub id: String,
     /// When it was stored, in ms since the Unix epoch.
     pub at_ms: u64,
@@ -65,6 +65,13 @@ pub struct Entry {
     /// `annotate` (an agent asked) or `extension` (the person started it).
     pub source: String,
     pub read: bool,
+}
+
+/// One thing sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Entry {
+    #[serde(flatten)]
+    pub head: Head,
     /// Of the payload without its time and screenshot: what dedupe compares.
     pub digest: String,
     pub annotation: Annotation,
@@ -73,19 +80,33 @@ pub struct Entry {
 /// An entry as `inbox list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
-    pub id: String,
-    pub at_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ambiguous: Vec<String>,
-    pub source: String,
-    pub read: bool,
+    #[serde(flatten)]
+    pub head: Head,
     pub url: String,
     pub title: String,
     pub items: usize,
     /// The first item's note, shortened.
     pub note: String,
+}
+
+impl std::ops::Deref for Entry {
+    type Target = Head;
+    fn deref(&self) -> &Head {
+        &self.head
+    }
+}
+
+impl std::ops::DerefMut for Entry {
+    fn deref_mut(&mut self) -> &mut Head {
+        &mut self.head
+    }
+}
+
+impl std::ops::Deref for Summary {
+    type Target = Head;
+    fn deref(&self) -> &Head {
+        &self.head
+    }
 }
 
 impl Entry {
@@ -97,12 +118,7 @@ impl Entry {
             .map(|i| i.note.chars().take(80).collect())
             .unwrap_or_default();
         Summary {
-            id: self.id.clone(),
-            at_ms: self.at_ms,
-            scope: self.scope.clone(),
-            ambiguous: self.ambiguous.clone(),
-            source: self.source.clone(),
-            read: self.read,
+            head: self.head.clone(),
             url: self.annotation.url.clone(),
             title: self.annotation.title.clone(),
             items: self.annotation.items.len(),
@@ -299,12 +315,14 @@ impl Inbox {
                 ));
             }
             entries.push(Entry {
-                id: id.clone(),
-                at_ms: now,
-                scope: scope.clone(),
-                ambiguous: ambiguous.clone(),
-                source: source.to_string(),
-                read,
+                head: Head {
+                    id: id.clone(),
+                    at_ms: now,
+                    scope: scope.clone(),
+                    ambiguous: ambiguous.clone(),
+                    source: source.to_string(),
+                    read,
+                },
                 digest: digest.clone(),
                 annotation: annotation.clone(),
             });
@@ -677,7 +695,7 @@ mod tests {
                 .list(Some(s), false)
                 .expect("list")
                 .into_iter()
-                .map(|e| e.id)
+                .map(|e| e.head.id)
                 .collect()
         };
         assert_eq!(ids("claude"), vec!["s0000003", "s0000002", "s0000001"]);

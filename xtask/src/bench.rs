@@ -6,7 +6,7 @@
 //! - the first command on a cold machine: daemon start + browser launch + goto;
 //! - snapshots and clicks (bench_pages), plugins and providers (bench_plugins).
 //!
-//! `cargo xtask bench flood|pages|macros|workflows|policy|canvas|relay|mcp|devtools` runs one part alone.
+//! `cargo xtask bench flood|pages|macros|workflows|policy|canvas|annotate|relay|mcp|devtools` runs one part alone.
 
 use std::time::Duration;
 
@@ -21,12 +21,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     // One part alone (quick): `cargo xtask bench macros|flood`.
-    let parts: [(&str, Part); 5] = [
+    let parts: [(&str, Part); 6] = [
         ("macros", super::bench_macros::run),
         ("flood", super::bench_flood::run),
         ("workflows", super::bench_workflows::run),
         ("policy", super::bench_policy::run),
         ("canvas", super::bench_canvas::run),
+        ("annotate", super::bench_annotate::run),
     ];
     if let Some((_, part)) = parts
         .iter()
@@ -106,6 +107,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     super::bench_workflows::run(&Rig::start("release")?)?;
     super::bench_policy::run(&Rig::start("release")?)?;
     super::bench_canvas::run(&Rig::start("release")?)?;
+    super::bench_annotate::run(&Rig::start("release")?)?;
     for bin in BENCH_BINS {
         bin.run()?;
     }

@@ -3,6 +3,7 @@
 //! manager when possible) and says what it did.
 
 mod bench;
+mod bench_annotate;
 mod bench_canvas;
 mod bench_cdp;
 mod bench_cli;

@@ -44,7 +44,8 @@ pub struct Candidate {
     /// 0 to 1: how likely it still names this element after the page changes.
     pub confidence: f64,
     /// How many visible elements it matched when picked (more than one:
-    /// the value picks this one with `>> nth=`).
+    /// the value picks this one with `>> nth=`; 0: not counted, the page
+    /// was too large to count every candidate in time).
     pub matches: u32,
 }
 

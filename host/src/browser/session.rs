@@ -638,6 +638,12 @@ impl SessionState {
         (told && self.detect_gone()).then_some(headed)
     }
 
+    /// Whether nobody can see this session's pages: a context of the
+    /// shared headless browser.
+    pub fn is_headless(&self) -> bool {
+        self.context_headed() == Some(false)
+    }
+
     /// For a session that is a context of the shared browser: whether it
     /// is the headed one's. None for every other kind of browser.
     fn context_headed(&self) -> Option<bool> {

@@ -77,7 +77,7 @@ impl Command for Annotate {
         super::envelope::check_session_name(&name)?;
         let state = cx.state().clone();
         let slot = state.session(&name, false)?;
-        let tab = {
+        let (tab, headless) = {
             let mut session =
                 tokio::time::timeout_at(cx.deadline(), slot.state().clone().lock_owned())
                     .await
@@ -85,7 +85,7 @@ impl Command for Annotate {
             if session.is_closed() {
                 return Err(ApiError::not_found(format!("session {name:?} was closed")));
             }
-            session.tab(cx.tab_id()).await?
+            (session.tab(cx.tab_id()).await?, session.is_headless())
         };
         let until = cx.deadline() - std::time::Duration::from_millis(COLLECT_MS);
         annotating::capture(
@@ -100,6 +100,21 @@ impl Command for Annotate {
             },
         )
         .await
+        .map_err(|e| {
+            if headless && e.code() == ErrorCode::Timeout {
+                // Nobody could have seen it.
+                ApiError::timeout(format!(
+                    "{} (this session's browser is headless: nobody saw the overlay)",
+                    e.message()
+                ))
+                .with_hint(
+                    "launch it headed (webrig launch --headed) or bind your own Chrome \
+                     (webrig connect --extension), then annotate again",
+                )
+            } else {
+                e
+            }
+        })
     }
 
     fn human(out: &Outcome) -> String {

@@ -19,7 +19,7 @@ use crate::browser::capture::{Area, ImageFormat};
 use crate::error::{ApiError, ErrorCode};
 
 /// How often the capture looks at the overlay.
-const POLL: Duration = Duration::from_millis(100);
+const POLL: Duration = Duration::from_millis(50);
 
 /// How a capture runs.
 pub struct Options<'a> {
@@ -47,6 +47,7 @@ pub struct Outcome {
 /// opens and while the send is read, not while the person works: other
 /// commands (and a CDP client) use the tab meanwhile.
 pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outcome, ApiError> {
+    let _one = state.inbox().begin_capture(tab.target_id())?;
     {
         let _line = tab.queue().lock_owned().await;
         annotate::open(tab, opts.prompt).await?;
@@ -149,8 +150,8 @@ pub const EXTENSION_SESSION: &str = "annotate";
 
 /// Serves the extension's "Annotate this page" (`{"type":"annotate",
 /// "tabId":N}`) while `link` lives: each runs [`capture`] in the
-/// background and lands in the inbox. A tab already being annotated, or
-/// more than two at once, is refused (logged).
+/// background and lands in the inbox. More than two at once, or a tab
+/// already being annotated, is refused (logged).
 pub fn serve_extension(
     state: std::sync::Arc<State>,
     link: std::sync::Arc<crate::browser::relay::Link>,
@@ -158,9 +159,6 @@ pub fn serve_extension(
     tokio::spawn(async move {
         let mut events = link.subscribe();
         let room = std::sync::Arc::new(tokio::sync::Semaphore::new(EXTENSION_AT_ONCE));
-        let busy = std::sync::Arc::new(std::sync::Mutex::new(
-            std::collections::HashSet::<u64>::new(),
-        ));
         loop {
             let event = tokio::select! {
                 e = events.recv() => e,
@@ -184,18 +182,7 @@ pub fn serve_extension(
                 );
                 continue;
             };
-            if !busy
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(tab_id)
-            {
-                tracing::info!(
-                    tab_id,
-                    "annotate from the extension: that tab is being annotated"
-                );
-                continue;
-            }
-            let (state, link, busy) = (state.clone(), link.clone(), busy.clone());
+            let (state, link) = (state.clone(), link.clone());
             tokio::spawn(async move {
                 let _permit = permit;
                 match from_extension(&state, &link, tab_id).await {
@@ -206,9 +193,6 @@ pub fn serve_extension(
                         tracing::info!(tab_id, error = %e.message(), "annotate from the extension failed")
                     }
                 }
-                busy.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&tab_id);
             });
         }
     });

@@ -159,6 +159,24 @@ pub struct Inbox {
     lock: Mutex<()>,
     /// Scope name → when it stops being active (ms).
     scopes: Mutex<HashMap<String, u64>>,
+    /// Tabs (target ids) with a capture running: one at a time per tab.
+    capturing: Mutex<std::collections::HashSet<String>>,
+}
+
+/// A capture's hold on its tab, let go when dropped.
+pub struct Capturing<'a> {
+    inbox: &'a Inbox,
+    target: String,
+}
+
+impl Drop for Capturing<'_> {
+    fn drop(&mut self) {
+        self.inbox
+            .capturing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.target);
+    }
 }
 
 fn err(e: impl std::fmt::Display) -> ApiError {
@@ -172,7 +190,24 @@ impl Inbox {
             clock,
             lock: Mutex::new(()),
             scopes: Mutex::new(HashMap::new()),
+            capturing: Mutex::default(),
         }
+    }
+
+    /// Marks a capture running on the tab `target`; `busy` when one is.
+    pub fn begin_capture(&self, target: &str) -> Result<Capturing<'_>, ApiError> {
+        let mut running = self.capturing.lock().unwrap_or_else(|e| e.into_inner());
+        if !running.insert(target.to_string()) {
+            return Err(ApiError::new(
+                ErrorCode::Busy,
+                "a person is already annotating this tab",
+            )
+            .with_hint("wait for that capture to end (send, cancel or its timeout)"));
+        }
+        Ok(Capturing {
+            inbox: self,
+            target: target.to_string(),
+        })
     }
 
     pub fn now_ms(&self) -> u64 {

@@ -367,11 +367,17 @@ fn nobody_answers_and_the_capture_times_out() {
     let started = Instant::now();
     let out = s.cmd("annotate", json!({ "timeout_ms": 4000 }));
     assert_eq!(out["error"]["code"], "timeout", "{out}");
+    // The test's browser is headless: the error says nobody could see it.
+    let says = out["error"]["message"].as_str().unwrap_or_default();
+    assert!(says.contains("headless"), "{out}");
+    assert!(out["error"]["hint"].as_str().unwrap_or_default().contains("--headed"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(10));
     person.wait_overlay("#pay", false);
     // The person cancels: a trusted Esc, after picking something.
     let waiting = annotate_in_background(&s, json!({ "timeout_ms": 60000 }));
     person.wait_overlay("#pay", true);
+    // One capture per tab: a second one is refused while it runs.
+    s.err("annotate", json!({ "timeout_ms": 5000 }), "busy");
     let pay = person.center("#pay");
     person.click(pay);
     person.press("Escape");

@@ -208,9 +208,15 @@
 
   // Selector candidates for `el`, each with how many visible elements it
   // matches now; one that matches several is narrowed with `>> nth=`.
-  function annotCandidates(el, role, name) {
+  // Counting walks the page: past `until` (a huge page, many picks) the
+  // rest are given uncounted (matches 0, half the confidence).
+  function annotCandidates(el, role, name, until) {
     const out = [];
     const add = (kind, value, confidence, parts) => {
+      if (performance.now() > until) {
+        out.push({ kind, value, confidence: Math.round(confidence * 50) / 100, matches: 0 });
+        return;
+      }
       let found;
       try { found = runParts(parts, { visited: 0 }).filter(visibleEl); } catch (e) { return; }
       const at = found.indexOf(el);
@@ -258,7 +264,7 @@
     return steps.join(' > ');
   }
 
-  function annotItem(p, st) {
+  function annotItem(p, st, until) {
     const el = p.el.deref();
     if (!el || !el.isConnected) return { gone: true, note: p.note };
     const role = roleOf(el);
@@ -283,7 +289,7 @@
       rect: { x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) },
       styles,
       attributes: attrs,
-      candidates: annotCandidates(el, role, name),
+      candidates: annotCandidates(el, role, name, until),
       note: p.note,
     };
   }
@@ -305,7 +311,8 @@
       if (!A) return { none: true };
       W.prefix = o.prefix;
       const st = { next: o.nextRef };
-      const items = A.picks.map((p) => annotItem(p, st));
+      const until = performance.now() + (o.countMs || 1500);
+      const items = A.picks.map((p) => annotItem(p, st, until));
       return { items, nextRef: st.next, url: location.href, title: document.title,
         viewport: { width: innerWidth, height: innerHeight, scrollX: Math.round(scrollX), scrollY: Math.round(scrollY) } };
     },

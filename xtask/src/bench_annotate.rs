@@ -44,7 +44,11 @@ fn page(rig: &Rig, clients: &std::path::Path, label: &str, url: &str) -> Result<
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let f = |k: &str, p: &str| ms(std::time::Duration::from_secs_f64(r[k][p].as_f64().unwrap_or(0.0) / 1e3));
+    let f = |k: &str, p: &str| {
+        ms(std::time::Duration::from_secs_f64(
+            r[k][p].as_f64().unwrap_or(0.0) / 1e3,
+        ))
+    };
     println!(
         "| {label} | {} | {} | {} | {} | {} items, {:.1} KB |",
         f("open", "p50"),
@@ -63,7 +67,12 @@ pub fn run(rig: &Rig) -> Result<(), String> {
         .ok_or("bench annotate drives Playwright: install Node.js 20+ and npm")?;
     println!("\n| page | open p50 | open p95 | send p50 | send p95 | payload |");
     println!("| --- | --- | --- | --- | --- | --- |");
-    page(rig, &clients, "fixture checkout", &rig.url("annotate/page.html"))?;
+    page(
+        rig,
+        &clients,
+        "fixture checkout",
+        &rig.url("annotate/page.html"),
+    )?;
     let corpus = setup::root().join("../shared/corpus/readability");
     let mut pages: Vec<(u64, String)> = std::fs::read_dir(&corpus)
         .map(|d| {

@@ -198,11 +198,10 @@ impl Inbox {
     pub fn begin_capture(&self, target: &str) -> Result<Capturing<'_>, ApiError> {
         let mut running = self.capturing.lock().unwrap_or_else(|e| e.into_inner());
         if !running.insert(target.to_string()) {
-            return Err(ApiError::new(
-                ErrorCode::Busy,
-                "a person is already annotating this tab",
-            )
-            .with_hint("wait for that capture to end (send, cancel or its timeout)"));
+            return Err(
+                ApiError::new(ErrorCode::Busy, "a person is already annotating this tab")
+                    .with_hint("wait for that capture to end (send, cancel or its timeout)"),
+            );
         }
         Ok(Capturing {
             inbox: self,

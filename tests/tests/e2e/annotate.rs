@@ -370,7 +370,13 @@ fn nobody_answers_and_the_capture_times_out() {
     // The test's browser is headless: the error says nobody could see it.
     let says = out["error"]["message"].as_str().unwrap_or_default();
     assert!(says.contains("headless"), "{out}");
-    assert!(out["error"]["hint"].as_str().unwrap_or_default().contains("--headed"), "{out}");
+    assert!(
+        out["error"]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--headed"),
+        "{out}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     person.wait_overlay("#pay", false);
     // The person cancels: a trusted Esc, after picking something.

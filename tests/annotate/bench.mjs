@@ -58,10 +58,12 @@ async function main() {
     const out = [];
     for (const el of document.querySelectorAll('a, button, h1, h2, h3, p, img, li, input')) {
       const r = el.getBoundingClientRect();
-      if (r.width < 24 || r.height < 12 || r.top < 0 || r.bottom > innerHeight - 40 || r.right > innerWidth - 380) continue;
+      if (r.width < 24 || r.height < 12 || r.top < 30 || r.bottom > innerHeight - 20) continue;
       const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      // Not under the overlay's panel (bottom right).
+      if (x > innerWidth - 370 && y > innerHeight * 0.35) continue;
       if (document.elementFromPoint(x, y) !== el) continue;
-      if (out.some((o) => Math.abs(o.y - y) < 8)) continue;
+      if (out.some((o) => Math.abs(o.y - y) < 8 && Math.abs(o.x - x) < 8)) continue;
       if (!out.length) window.__benchFirst = el;
       out.push({ x, y });
       if (out.length === n) break;

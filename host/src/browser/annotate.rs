@@ -127,11 +127,12 @@ impl Annotation {
     }
 }
 
-/// Opens the overlay in the tab's main frame (`prompt`: the line it shows).
-pub async fn open(tab: &Tab, prompt: Option<&str>) -> Result<(), ApiError> {
+/// Opens the overlay of capture `id` in the tab's main frame (`prompt`:
+/// the line it shows).
+pub async fn open(tab: &Tab, id: &str, prompt: Option<&str>) -> Result<(), ApiError> {
     let mut frames = tab.frames().await;
     frames.main(tab);
-    let args = json!({ "prompt": prompt });
+    let args = json!({ "prompt": prompt, "id": id });
     frames
         .eval(
             0,
@@ -230,12 +231,19 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
     })
 }
 
-/// Takes the overlay away (nothing when the page already did, or went).
-pub async fn close(tab: &Tab) {
+/// Takes capture `id`'s overlay away (nothing when the page already did,
+/// went, or shows another capture's).
+pub async fn close(tab: &Tab, id: &str) {
     let mut frames = tab.frames().await;
     frames.main(tab);
+    let id = json!(id);
     let _ = frames
-        .eval(0, "__webrig.lib.annotClose()", false, "annotate")
+        .eval(
+            0,
+            &format!("__webrig.lib.annotClose({id})"),
+            false,
+            "annotate",
+        )
         .await;
 }
 

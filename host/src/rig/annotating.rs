@@ -32,6 +32,29 @@ pub struct Options<'a> {
     pub until: Instant,
 }
 
+/// A capture's overlay: closed by [`Overlay::close`], or in the
+/// background when dropped before (only that capture's overlay: a newer
+/// one on the tab stays).
+struct Overlay(Option<(Tab, String)>);
+
+impl Overlay {
+    async fn close(&mut self) {
+        if let Some((tab, id)) = self.0.take() {
+            annotate::close(&tab, &id).await;
+        }
+    }
+}
+
+impl Drop for Overlay {
+    fn drop(&mut self) {
+        if let Some((tab, id)) = self.0.take()
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            rt.spawn(async move { annotate::close(&tab, &id).await });
+        }
+    }
+}
+
 /// How a capture ended.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
@@ -48,21 +71,27 @@ pub struct Outcome {
 /// commands (and a CDP client) use the tab meanwhile.
 pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outcome, ApiError> {
     let _one = state.inbox().begin_capture(tab.target_id())?;
+    let inbox = state.inbox();
+    // The capture's id: its overlay's, and its inbox entry's.
+    let id = super::inbox::Inbox::new_id()?;
     {
         let _line = tab.queue().lock_owned().await;
-        annotate::open(tab, opts.prompt).await?;
+        annotate::open(tab, &id, opts.prompt).await?;
     }
+    // A capture dropped midway (its caller went away) takes its overlay
+    // down behind it.
+    let mut overlay = Overlay(Some((tab.clone(), id.clone())));
     let ended = loop {
         match annotate::phase(tab).await {
             Ok(Phase::Open(_)) => {}
             Ok(other) => break other,
             Err(e) => {
-                annotate::close(tab).await;
+                overlay.close().await;
                 return Err(e);
             }
         }
         if Instant::now() + POLL >= opts.until {
-            annotate::close(tab).await;
+            overlay.close().await;
             return Err(ApiError::timeout(
                 "nobody sent or cancelled the annotation in time; the overlay was taken away",
             )
@@ -73,7 +102,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
     match ended {
         Phase::Sent => {}
         Phase::Cancelled => {
-            annotate::close(tab).await;
+            overlay.close().await;
             return Ok(Outcome {
                 status: "cancelled".into(),
                 annotation: None,
@@ -81,7 +110,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
             });
         }
         Phase::Removed => {
-            annotate::close(tab).await;
+            overlay.close().await;
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
                 "the page kept removing the annotation overlay",
@@ -95,8 +124,6 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
             .with_hint("run webrig annotate again on the page you mean"));
         }
     }
-    let inbox = state.inbox();
-    let id = super::inbox::Inbox::new_id()?;
     let (mut annotation, shot) = {
         let _line = tab.queue().lock_owned().await;
         let collected = annotate::collect(tab, opts.session, inbox.now_ms()).await;
@@ -109,7 +136,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
             }
             _ => None,
         };
-        annotate::close(tab).await;
+        overlay.close().await;
         (collected?, shot)
     };
     if let Some(bytes) = shot {

@@ -775,3 +775,32 @@ fn the_person_starts_an_annotation_from_the_extension_and_it_lands_in_the_inbox(
     assert_eq!(person.eval("String(window.paid)"), json!("1"));
     user.call(None, "Target.closeTarget", json!({ "targetId": tab }));
 }
+
+#[test]
+fn an_agent_that_goes_away_takes_its_overlay_with_it() {
+    let s = crate::session!();
+    page(&s);
+    let mut person = Person::at(&s);
+    // The agent runs `webrig annotate` and is stopped (Ctrl-C) while the
+    // person has not sent yet.
+    let mut cli = std::process::Command::new(webrig_tests::webrig_bin())
+        .args(["--session", &s.name, "annotate", "--timeout", "100s"])
+        .env("WEBRIG_HOME", daemon().home())
+        .env("WEBRIG_PORT", daemon().port().to_string())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("webrig runs");
+    person.wait_overlay("#pay", true);
+    cli.kill().expect("kill");
+    let _ = cli.wait();
+    // The overlay goes, and with it the hold on the tab (let go first):
+    // the next capture opens at once.
+    person.wait_overlay("#pay", false);
+    let waiting = annotate_in_background(&s, json!({ "timeout_ms": 60000 }));
+    person.wait_overlay("#pay", true);
+    person.press("Escape");
+    assert_eq!(
+        waiting.join().expect("thread")["result"]["status"],
+        "cancelled"
+    );
+}

@@ -110,15 +110,15 @@
   }
 
   function annotOpen(o) {
-    const old = W.annot;
-    if (old && old.state === 'open' && old.host.isConnected) return { open: true, already: true };
-    if (old) annotClose();
+    // One capture per tab runs at a time (the daemon holds to that): an
+    // overlay still here was left by one that ended without closing it.
+    if (W.annot) annotClose();
     const host = document.createElement('div');
     const root = host.attachShadow({ mode: 'closed' });
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(ANNOT_CSS);
     root.adoptedStyleSheets = [sheet];
-    const A = { state: 'open', host, root, picks: [], opened: Date.now(), readds: 0 };
+    const A = { state: 'open', id: String(o.id || ''), host, root, picks: [], opened: Date.now(), readds: 0 };
     A.glass = annotEl('div', 'glass', root);
     A.glass.tabIndex = -1;
     A.hover = annotEl('div', 'box', root);
@@ -189,9 +189,11 @@
     return { open: true };
   }
 
-  function annotClose() {
+  // Takes the overlay down: capture `id`'s only, when an id is given (a
+  // late close of an earlier capture leaves a newer one alone).
+  function annotClose(id) {
     const A = W.annot;
-    if (!A) return { closed: false };
+    if (!A || (id && A.id !== id)) return { closed: false };
     A.state = A.state === 'open' ? 'cancelled' : A.state;
     A.closed = true;
     A.watch.disconnect();

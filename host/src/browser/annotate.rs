@@ -73,9 +73,11 @@ pub struct Item {
     pub name: String,
     pub text: String,
     pub rect: Rect,
-    /// The frame it is in: `main` (elements in iframes are picked as the
-    /// iframe element).
+    /// The frame it is in: `main`, or `f<N>` (its refs are `@f<N>e<M>`).
     pub frame: String,
+    /// The frame's URL, for an element in a child frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_url: Option<String>,
     /// Ranked, best first.
     pub candidates: Vec<Candidate>,
     /// Key computed styles.
@@ -190,36 +192,20 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
     let next = v["nextRef"].as_u64().unwrap_or(first).max(first);
     frames.record_refs(0, first, next);
     frames.set_next_ref(next);
+    let mut items = Vec::new();
+    for (i, it) in v["items"].as_array().into_iter().flatten().enumerate() {
+        let mut item = item_of(i + 1, it);
+        if let Some(inner) = it.get("inner") {
+            // Picked inside a frame: the element there, else the <iframe>.
+            match inside(tab, &mut frames, inner).await {
+                Ok(Some(found)) => item = Item { n: i + 1, note: item.note, ..found },
+                Ok(None) => {}
+                Err(e) => tracing::debug!(error = %e, "annotate: the frame's element was not found"),
+            }
+        }
+        items.push(item);
+    }
     drop(frames);
-    let str_of = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let map_of = |v: &Value| -> BTreeMap<String, String> {
-        v.as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), str_of(v)))
-            .collect()
-    };
-    let items = v["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, it)| Item {
-            n: i + 1,
-            reference: str_of(&it["ref"]),
-            tag: str_of(&it["tag"]),
-            role: it["role"].as_str().map(str::to_string),
-            name: str_of(&it["name"]),
-            text: str_of(&it["text"]),
-            rect: serde_json::from_value(it["rect"].clone()).unwrap_or_default(),
-            frame: "main".into(),
-            candidates: serde_json::from_value(it["candidates"].clone()).unwrap_or_default(),
-            styles: map_of(&it["styles"]),
-            attributes: map_of(&it["attributes"]),
-            note: str_of(&it["note"]),
-            gone: it["gone"] == true,
-        })
-        .collect();
     Ok(Annotation {
         url: str_of(&v["url"]),
         title: str_of(&v["title"]),
@@ -229,6 +215,70 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
         items,
         ..Default::default()
     })
+}
+
+fn str_of(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// An item as the page library describes it.
+fn item_of(n: usize, it: &Value) -> Item {
+    let map_of = |v: &Value| -> BTreeMap<String, String> {
+        v.as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), str_of(v)))
+            .collect()
+    };
+    Item {
+        n,
+        reference: str_of(&it["ref"]),
+        tag: str_of(&it["tag"]),
+        role: it["role"].as_str().map(str::to_string),
+        name: str_of(&it["name"]),
+        text: str_of(&it["text"]),
+        rect: serde_json::from_value(it["rect"].clone()).unwrap_or_default(),
+        frame: "main".into(),
+        frame_url: None,
+        candidates: serde_json::from_value(it["candidates"].clone()).unwrap_or_default(),
+        styles: map_of(&it["styles"]),
+        attributes: map_of(&it["attributes"]),
+        note: str_of(&it["note"]),
+        gone: it["gone"] == true,
+    }
+}
+
+/// The element at a point inside a child frame of the main frame (`inner`:
+/// the `<iframe>`'s index in the last collect and the point in its
+/// viewport): found by that frame's own world, given a ref there
+/// (`@f<N>e<M>`), its box moved into the top frame's viewport. Cross-origin
+/// frames too: the parent never looks inside.
+async fn inside(tab: &Tab, frames: &mut super::frames::Frames, inner: &Value) -> Result<Option<Item>, ApiError> {
+    let index = inner["index"].as_u64().unwrap_or(0);
+    let child = super::snapshot::child_frame(tab, frames, 0, &format!("__webrig.annotFrames[{index}]")).await?;
+    let first = frames.next_ref();
+    let args = json!({
+        "prefix": format!("f{child}"),
+        "nextRef": first,
+        "x": inner["x"].as_f64().unwrap_or(0.0),
+        "y": inner["y"].as_f64().unwrap_or(0.0),
+    });
+    let v = frames
+        .eval(child, &format!("__webrig.lib.annotAt({args})"), true, "annotate")
+        .await?;
+    if v.get("item").is_none() {
+        return Ok(None);
+    }
+    let next = v["nextRef"].as_u64().unwrap_or(first).max(first);
+    frames.record_refs(child, first, next);
+    frames.set_next_ref(next);
+    let mut item = item_of(0, &v["item"]);
+    let (dx, dy) = frames.offset(child).await?;
+    item.rect.x += dx.round() as i64;
+    item.rect.y += dy.round() as i64;
+    item.frame = format!("f{child}");
+    item.frame_url = v["url"].as_str().map(str::to_string);
+    Ok(Some(item))
 }
 
 /// Takes capture `id`'s overlay away (nothing when the page already did,
@@ -338,6 +388,11 @@ pub fn redact(a: &mut Annotation) {
             let (masked, n) = mask_text(value);
             *value = masked;
             note(format!("items[{i}].{field}"), n);
+        }
+        if let Some(u) = &mut item.frame_url {
+            let (masked, n) = mask_url(u);
+            *u = masked;
+            note(format!("items[{i}].frame_url"), n);
         }
         let mut n = 0;
         for (k, v) in item.attributes.iter_mut() {

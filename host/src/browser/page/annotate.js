@@ -57,6 +57,17 @@
     return el && el !== document.documentElement ? el : null;
   }
 
+  // For a pick on an <iframe>: the point in the frame's own viewport (its
+  // content box), where the daemon looks for the element in that frame.
+  function annotInner(el, x, y) {
+    if (el.tagName !== 'IFRAME' && el.tagName !== 'FRAME') return null;
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const left = r.left + el.clientLeft + parseFloat(cs.paddingLeft || '0');
+    const top = r.top + el.clientTop + parseFloat(cs.paddingTop || '0');
+    return { x: Math.round(x - left), y: Math.round(y - top) };
+  }
+
   function annotLabel(el) {
     const role = roleOf(el);
     const name = role ? nameOf(el, role) : '';
@@ -88,21 +99,22 @@
     for (const p of A.picks) p.note = String(p.input.value || '').slice(0, ANNOT_NOTE_MAX);
   }
 
-  function annotPick(A, el) {
-    const known = A.picks.find((p) => p.el.deref() === el);
+  function annotPick(A, el, inner) {
+    const known = !inner && A.picks.find((p) => p.el.deref() === el);
     if (known) { known.input.focus(); return; }
     if (A.picks.length >= ANNOT_MAX_PICKS) { A.say.textContent = `at most ${ANNOT_MAX_PICKS} elements per send`; return; }
     const n = A.picks.length + 1;
     const box = annotEl('div', 'box pick', A.root);
     const tag = annotEl('div', 'tag', box);
-    tag.textContent = n + ' ' + annotLabel(el);
+    const label = annotLabel(el) + (inner ? ' (inside)' : '');
+    tag.textContent = n + ' ' + label;
     const row = annotEl('div', 'row', A.list);
     annotEl('b', '', row).textContent = String(n);
-    annotEl('span', '', row).textContent = annotLabel(el);
+    annotEl('span', '', row).textContent = label;
     const input = annotEl('input', '', row);
     input.placeholder = 'note (Enter sends, Esc cancels)';
     input.maxLength = ANNOT_NOTE_MAX;
-    A.picks.push({ el: new WeakRef(el), box, input, note: '' });
+    A.picks.push({ el: new WeakRef(el), inner, box, input, note: '' });
     annotPlace(box, el);
     A.send.disabled = false;
     A.say.textContent = `${A.picks.length} picked: add a note, pick more, or send`;
@@ -149,7 +161,7 @@
       e.preventDefault();
       e.stopPropagation();
       const el = annotHit(A, e.clientX, e.clientY);
-      if (el) annotPick(A, el);
+      if (el) annotPick(A, el, annotInner(el, e.clientX, e.clientY));
     });
     // The page below gets no clicks while the overlay is up.
     for (const type of ['mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'dblclick', 'auxclick']) {
@@ -282,7 +294,7 @@
       const v = el.getAttribute(a);
       if (v !== null) attrs[a] = clip(v, 300);
     }
-    return {
+    const out = {
       ref: '@' + W.prefix + 'e' + ref,
       tag: el.tagName.toLowerCase(),
       role: role || null,
@@ -294,11 +306,33 @@
       candidates: annotCandidates(el, role, name, until),
       note: p.note,
     };
+    // A pick inside a frame: the daemon finds the element there (this
+    // item, the <iframe>'s, stands when it cannot).
+    if (p.inner) {
+      W.annotFrames = W.annotFrames || [];
+      out.inner = { index: W.annotFrames.push(el) - 1, x: p.inner.x, y: p.inner.y };
+    }
+    return out;
   }
 
   Object.assign(lib, {
     annotOpen,
     annotClose,
+    // In a child frame: the element at a point of this frame's viewport,
+    // as an item (refs `@f<N>e<M>` from o.nextRef on).
+    annotAt(o) {
+      W.prefix = o.prefix;
+      let el = document.elementFromPoint(o.x, o.y);
+      for (let i = 0; el && el.shadowRoot && i < 20; i++) {
+        const inner = el.shadowRoot.elementFromPoint(o.x, o.y);
+        if (!inner || inner === el) break;
+        el = inner;
+      }
+      if (!el || el === document.documentElement || el === document.body) return { none: true };
+      const st = { next: o.nextRef };
+      const item = annotItem({ el: new WeakRef(el), note: '' }, st, performance.now() + (o.countMs || 1000));
+      return { item, nextRef: st.next, url: location.href };
+    },
     // Where the capture is: open, sent, cancelled, removed (or none).
     annotState() {
       const A = W.annot;
@@ -313,6 +347,7 @@
       if (!A) return { none: true };
       W.prefix = o.prefix;
       const st = { next: o.nextRef };
+      W.annotFrames = [];
       const until = performance.now() + (o.countMs || 1500);
       const items = A.picks.map((p) => annotItem(p, st, until));
       return { items, nextRef: st.next, url: location.href, title: document.title,

@@ -198,9 +198,17 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
         if let Some(inner) = it.get("inner") {
             // Picked inside a frame: the element there, else the <iframe>.
             match inside(tab, &mut frames, inner).await {
-                Ok(Some(found)) => item = Item { n: i + 1, note: item.note, ..found },
+                Ok(Some(found)) => {
+                    item = Item {
+                        n: i + 1,
+                        note: item.note,
+                        ..found
+                    }
+                }
                 Ok(None) => {}
-                Err(e) => tracing::debug!(error = %e, "annotate: the frame's element was not found"),
+                Err(e) => {
+                    tracing::debug!(error = %e, "annotate: the frame's element was not found")
+                }
             }
         }
         items.push(item);
@@ -253,9 +261,15 @@ fn item_of(n: usize, it: &Value) -> Item {
 /// viewport): found by that frame's own world, given a ref there
 /// (`@f<N>e<M>`), its box moved into the top frame's viewport. Cross-origin
 /// frames too: the parent never looks inside.
-async fn inside(tab: &Tab, frames: &mut super::frames::Frames, inner: &Value) -> Result<Option<Item>, ApiError> {
+async fn inside(
+    tab: &Tab,
+    frames: &mut super::frames::Frames,
+    inner: &Value,
+) -> Result<Option<Item>, ApiError> {
     let index = inner["index"].as_u64().unwrap_or(0);
-    let child = super::snapshot::child_frame(tab, frames, 0, &format!("__webrig.annotFrames[{index}]")).await?;
+    let child =
+        super::snapshot::child_frame(tab, frames, 0, &format!("__webrig.annotFrames[{index}]"))
+            .await?;
     let first = frames.next_ref();
     let args = json!({
         "prefix": format!("f{child}"),
@@ -264,7 +278,12 @@ async fn inside(tab: &Tab, frames: &mut super::frames::Frames, inner: &Value) ->
         "y": inner["y"].as_f64().unwrap_or(0.0),
     });
     let v = frames
-        .eval(child, &format!("__webrig.lib.annotAt({args})"), true, "annotate")
+        .eval(
+            child,
+            &format!("__webrig.lib.annotAt({args})"),
+            true,
+            "annotate",
+        )
         .await?;
     if v.get("item").is_none() {
         return Ok(None);

@@ -805,55 +805,85 @@ fn an_agent_that_goes_away_takes_its_overlay_with_it() {
     );
 }
 
-both_transports!(a_pick_inside_same_and_cross_origin_frames_gets_that_frames_ref, |s| {
-    s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
-    // Both children loaded (the cross-site one on its own).
-    let until = Instant::now() + Duration::from_secs(20);
-    while s.snapshot(json!({})).matches("button \"Press me\"").count() < 2 {
-        assert!(Instant::now() < until, "the frames did not load");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let mut person = Person::at(&s);
-    // Where "Press me" is in each frame: the same file in both, so the
-    // same-origin one's layout gives the other's too.
-    let at = person.eval(
+both_transports!(
+    a_pick_inside_same_and_cross_origin_frames_gets_that_frames_ref,
+    |s| {
+        s.ok("goto", json!({ "url": web().url("snap/frames.html") }));
+        // Both children loaded (the cross-site one on its own).
+        let until = Instant::now() + Duration::from_secs(20);
+        while s.snapshot(json!({})).matches("button \"Press me\"").count() < 2 {
+            assert!(Instant::now() < until, "the frames did not load");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut person = Person::at(&s);
+        // Where "Press me" is in each frame: the same file in both, so the
+        // same-origin one's layout gives the other's too.
+        let at = person.eval(
         "(() => { const fs = document.querySelectorAll('iframe'); \
          const b = fs[0].contentDocument.getElementById('go').getBoundingClientRect(); \
          return [...fs].map((f) => { const r = f.getBoundingClientRect(); \
          return [r.left + f.clientLeft + b.left + b.width / 2, r.top + f.clientTop + b.top + b.height / 2]; }); })()",
     );
-    let point = |i: usize| (at[i][0].as_f64().expect("x"), at[i][1].as_f64().expect("y"));
-    let waiting = annotate_in_background(&s, json!({ "timeout_ms": 60000 }));
-    person.wait_overlay("h1", true);
-    person.click(point(0));
-    person.type_text("same");
-    person.click(point(1));
-    person.type_text("cross");
-    person.press("Enter");
-    let out = waiting.join().expect("thread");
-    assert_eq!(out["result"]["status"], "sent", "{out}");
-    let items = out["result"]["annotation"]["items"].as_array().expect("items").clone();
-    assert_eq!(items.len(), 2, "{out}");
-    for (item, who) in items.iter().zip(["same", "cross"]) {
-        assert_eq!(item["name"], "Press me", "{item}");
-        assert_eq!(item["note"], who);
-        let frame = item["frame"].as_str().expect("frame");
-        assert!(frame.starts_with('f') && frame != "main", "{item}");
-        assert!(item["ref"].as_str().expect("ref").starts_with(&format!("@{frame}e")), "{item}");
-        assert!(item["frame_url"].as_str().expect("frame url").contains(&format!("who={who}")), "{item}");
-        // Its box is in the top frame's viewport: around the point clicked.
-        let r = &item["rect"];
-        let i = if who == "same" { 0 } else { 1 };
-        let (x, y) = point(i);
-        let (rx, ry) = (r["x"].as_f64().expect("x"), r["y"].as_f64().expect("y"));
-        let (rw, rh) = (r["width"].as_f64().expect("w"), r["height"].as_f64().expect("h"));
-        assert!(rx <= x && x <= rx + rw && ry <= y && y <= ry + rh, "{r} vs ({x}, {y})");
+        let point = |i: usize| (at[i][0].as_f64().expect("x"), at[i][1].as_f64().expect("y"));
+        let waiting = annotate_in_background(&s, json!({ "timeout_ms": 60000 }));
+        person.wait_overlay("h1", true);
+        person.click(point(0));
+        person.type_text("same");
+        person.click(point(1));
+        person.type_text("cross");
+        person.press("Enter");
+        let out = waiting.join().expect("thread");
+        assert_eq!(out["result"]["status"], "sent", "{out}");
+        let items = out["result"]["annotation"]["items"]
+            .as_array()
+            .expect("items")
+            .clone();
+        assert_eq!(items.len(), 2, "{out}");
+        for (item, who) in items.iter().zip(["same", "cross"]) {
+            assert_eq!(item["name"], "Press me", "{item}");
+            assert_eq!(item["note"], who);
+            let frame = item["frame"].as_str().expect("frame");
+            assert!(frame.starts_with('f') && frame != "main", "{item}");
+            assert!(
+                item["ref"]
+                    .as_str()
+                    .expect("ref")
+                    .starts_with(&format!("@{frame}e")),
+                "{item}"
+            );
+            assert!(
+                item["frame_url"]
+                    .as_str()
+                    .expect("frame url")
+                    .contains(&format!("who={who}")),
+                "{item}"
+            );
+            // Its box is in the top frame's viewport: around the point clicked.
+            let r = &item["rect"];
+            let i = if who == "same" { 0 } else { 1 };
+            let (x, y) = point(i);
+            let (rx, ry) = (r["x"].as_f64().expect("x"), r["y"].as_f64().expect("y"));
+            let (rw, rh) = (
+                r["width"].as_f64().expect("w"),
+                r["height"].as_f64().expect("h"),
+            );
+            assert!(
+                rx <= x && x <= rx + rw && ry <= y && y <= ry + rh,
+                "{r} vs ({x}, {y})"
+            );
+        }
+        person.wait_overlay("h1", false);
+        // The agent acts in each frame through the inbox targets.
+        let id = out["result"]["stored"]["id"]
+            .as_str()
+            .expect("id")
+            .to_string();
+        s.ok("click", json!({ "target": format!("inbox:{id}#1") }));
+        s.ok("click", json!({ "target": format!("inbox:{id}#2") }));
+        let text = s.snapshot(json!({}));
+        assert!(
+            text.contains("Clicked in same") && text.contains("Clicked in cross"),
+            "{text}"
+        );
     }
-    person.wait_overlay("h1", false);
-    // The agent acts in each frame through the inbox targets.
-    let id = out["result"]["stored"]["id"].as_str().expect("id").to_string();
-    s.ok("click", json!({ "target": format!("inbox:{id}#1") }));
-    s.ok("click", json!({ "target": format!("inbox:{id}#2") }));
-    let text = s.snapshot(json!({}));
-    assert!(text.contains("Clicked in same") && text.contains("Clicked in cross"), "{text}");
-});
+);

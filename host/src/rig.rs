@@ -63,6 +63,8 @@ pub struct State {
     tickets: tickets::Tickets,
     /// What people send from the browser, for agents to read.
     inbox: inbox::Inbox,
+    /// The annotation captures running, one per tab.
+    captures: annotating::Captures,
 }
 
 impl State {
@@ -99,6 +101,7 @@ impl State {
                 inbox::dir_of(home_root.as_path()),
                 Arc::new(inbox::SystemClock),
             ),
+            captures: annotating::Captures::default(),
         })
     }
 
@@ -176,6 +179,10 @@ impl State {
 
     pub fn inbox(&self) -> &inbox::Inbox {
         &self.inbox
+    }
+
+    pub fn captures(&self) -> &annotating::Captures {
+        &self.captures
     }
 
     pub fn tickets(&self) -> &tickets::Tickets {

@@ -25,8 +25,8 @@ pub const BUDGET: usize = 24 * 1024;
 /// Where a capture is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// The overlay is up, with this many elements picked.
-    Open(usize),
+    /// The overlay is up.
+    Open,
     Sent,
     Cancelled,
     /// The page took the overlay away (again and again).
@@ -60,6 +60,7 @@ pub struct Rect {
 
 /// One picked element.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct Item {
     /// 1-based, in the order the person picked (`inbox:ID#N`).
     pub n: usize,
@@ -129,20 +130,22 @@ impl Annotation {
     }
 }
 
+/// Calls `__webrig.lib.<call>` in the tab's main frame. `fresh_ok`: the
+/// world may be made (opening); else a document that went away is a stale
+/// (`not_found`) error.
+async fn main_call(tab: &Tab, call: &str, fresh_ok: bool) -> Result<Value, ApiError> {
+    let mut frames = tab.frames().await;
+    frames.main(tab);
+    frames
+        .eval(0, &format!("__webrig.lib.{call}"), fresh_ok, "annotate")
+        .await
+}
+
 /// Opens the overlay of capture `id` in the tab's main frame (`prompt`:
 /// the line it shows).
 pub async fn open(tab: &Tab, id: &str, prompt: Option<&str>) -> Result<(), ApiError> {
-    let mut frames = tab.frames().await;
-    frames.main(tab);
     let args = json!({ "prompt": prompt, "id": id });
-    frames
-        .eval(
-            0,
-            &format!("__webrig.lib.annotOpen({args})"),
-            true,
-            "annotate",
-        )
-        .await?;
+    main_call(tab, &format!("annotOpen({args})"), true).await?;
     Ok(())
 }
 
@@ -151,18 +154,13 @@ pub async fn phase(tab: &Tab) -> Result<Phase, ApiError> {
     if tab.is_detached() {
         return Ok(Phase::Gone);
     }
-    let mut frames = tab.frames().await;
-    frames.main(tab);
-    let v = match frames
-        .eval(0, "__webrig.lib.annotState()", false, "annotate")
-        .await
-    {
+    let v = match main_call(tab, "annotState()", false).await {
         Ok(v) => v,
         Err(e) if e.code() == ErrorCode::NotFound => return Ok(Phase::Gone),
         Err(e) => return Err(e),
     };
     Ok(match v["state"].as_str() {
-        Some("open") => Phase::Open(v["picks"].as_u64().unwrap_or(0) as usize),
+        Some("open") => Phase::Open,
         Some("sent") => Phase::Sent,
         Some("cancelled") => Phase::Cancelled,
         Some("removed") => Phase::Removed,
@@ -189,18 +187,15 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
     if v.get("none").is_some() {
         return Err(ApiError::not_found("the annotation overlay is gone"));
     }
-    let next = v["nextRef"].as_u64().unwrap_or(first).max(first);
-    frames.record_refs(0, first, next);
-    frames.set_next_ref(next);
+    frames.handed_out(0, first, &v);
     let mut items = Vec::new();
     for (i, it) in v["items"].as_array().into_iter().flatten().enumerate() {
-        let mut item = item_of(i + 1, it);
+        let mut item = item_of(it)?;
         if let Some(inner) = it.get("inner") {
             // Picked inside a frame: the element there, else the <iframe>.
             match inside(tab, &mut frames, inner).await {
                 Ok(Some(found)) => {
                     item = Item {
-                        n: i + 1,
                         note: item.note,
                         ..found
                     }
@@ -211,12 +206,13 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
                 }
             }
         }
+        item.n = i + 1;
         items.push(item);
     }
     drop(frames);
     Ok(Annotation {
-        url: str_of(&v["url"]),
-        title: str_of(&v["title"]),
+        url: v["url"].as_str().unwrap_or_default().to_string(),
+        title: v["title"].as_str().unwrap_or_default().to_string(),
         at_ms,
         session: session.to_string(),
         tab: tab.id().to_string(),
@@ -225,35 +221,13 @@ pub async fn collect(tab: &Tab, session: &str, at_ms: u64) -> Result<Annotation,
     })
 }
 
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
-/// An item as the page library describes it.
-fn item_of(n: usize, it: &Value) -> Item {
-    let map_of = |v: &Value| -> BTreeMap<String, String> {
-        v.as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), str_of(v)))
-            .collect()
-    };
-    Item {
-        n,
-        reference: str_of(&it["ref"]),
-        tag: str_of(&it["tag"]),
-        role: it["role"].as_str().map(str::to_string),
-        name: str_of(&it["name"]),
-        text: str_of(&it["text"]),
-        rect: serde_json::from_value(it["rect"].clone()).unwrap_or_default(),
-        frame: "main".into(),
-        frame_url: None,
-        candidates: serde_json::from_value(it["candidates"].clone()).unwrap_or_default(),
-        styles: map_of(&it["styles"]),
-        attributes: map_of(&it["attributes"]),
-        note: str_of(&it["note"]),
-        gone: it["gone"] == true,
-    }
+/// An item as the page library describes it (in the main frame until
+/// said otherwise).
+fn item_of(it: &Value) -> Result<Item, ApiError> {
+    let mut item: Item = serde_json::from_value(it.clone())
+        .map_err(|e| ApiError::internal(format!("the page library's item: {e}")))?;
+    item.frame = "main".into();
+    Ok(item)
 }
 
 /// The element at a point inside a child frame of the main frame (`inner`:
@@ -288,10 +262,8 @@ async fn inside(
     if v.get("item").is_none() {
         return Ok(None);
     }
-    let next = v["nextRef"].as_u64().unwrap_or(first).max(first);
-    frames.record_refs(child, first, next);
-    frames.set_next_ref(next);
-    let mut item = item_of(0, &v["item"]);
+    frames.handed_out(child, first, &v);
+    let mut item = item_of(&v["item"])?;
     let (dx, dy) = frames.offset(child).await?;
     item.rect.x += dx.round() as i64;
     item.rect.y += dy.round() as i64;
@@ -303,17 +275,7 @@ async fn inside(
 /// Takes capture `id`'s overlay away (nothing when the page already did,
 /// went, or shows another capture's).
 pub async fn close(tab: &Tab, id: &str) {
-    let mut frames = tab.frames().await;
-    frames.main(tab);
-    let id = json!(id);
-    let _ = frames
-        .eval(
-            0,
-            &format!("__webrig.lib.annotClose({id})"),
-            false,
-            "annotate",
-        )
-        .await;
+    let _ = main_call(tab, &format!("annotClose({})", json!(id)), false).await;
 }
 
 /// How many masks `s` holds.
@@ -325,16 +287,18 @@ fn masks_in(s: &str) -> usize {
 /// parameters in URLs, `password=…`) plus email addresses. Returns the
 /// text and how many secrets were masked.
 pub fn mask_text(s: &str) -> (String, usize) {
-    let before = masks_in(s);
-    let out = mask_emails(&redact::text(s));
-    let count = masks_in(&out).saturating_sub(before);
-    (out, count)
+    masked(s, redact::text)
 }
 
 fn mask_url(s: &str) -> (String, usize) {
-    let before = masks_in(s);
-    let out = mask_emails(&redact::url(s));
-    let count = masks_in(&out).saturating_sub(before);
+    masked(s, redact::url)
+}
+
+/// `s` through `devtools` (a redact rule), then emails; and how many masks
+/// that added.
+fn masked(s: &str, devtools: fn(&str) -> String) -> (String, usize) {
+    let out = mask_emails(&devtools(s));
+    let count = masks_in(&out).saturating_sub(masks_in(s));
     (out, count)
 }
 

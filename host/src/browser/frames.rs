@@ -130,14 +130,15 @@ impl Frames {
         self.next_ref.max(1)
     }
 
-    pub fn set_next_ref(&mut self, next: u64) {
-        self.next_ref = next;
-    }
-
-    pub fn record_refs(&mut self, ordinal: u32, from: u64, to: u64) {
-        for n in from..to {
+    /// Records the refs a page-library call in frame `ordinal` handed out:
+    /// from `first` (the [`Frames::next_ref`] it was given) up to the
+    /// `nextRef` its reply names.
+    pub fn handed_out(&mut self, ordinal: u32, first: u64, reply: &Value) {
+        let next = reply["nextRef"].as_u64().unwrap_or(first).max(first);
+        for n in first..next {
             self.refs.insert(n, ordinal);
         }
+        self.next_ref = next;
     }
 
     pub fn frame(&self, ordinal: u32) -> Option<&Frame> {

@@ -134,9 +134,7 @@ fn search_frame<'a>(
         {
             return Ok(());
         }
-        let next = v["nextRef"].as_u64().unwrap_or(first);
-        frames.record_refs(ordinal, first, next);
-        frames.set_next_ref(next);
+        frames.handed_out(ordinal, first, &v);
         let count = v["count"].as_u64().unwrap_or(0) as usize;
         out.count += count;
         out.per_frame.push((ordinal, count));
@@ -295,9 +293,7 @@ async fn pick(
                 "the match",
             )
             .await?;
-        let next = v["nextRef"].as_u64().unwrap_or(first);
-        frames.record_refs(ordinal, first, next);
-        frames.set_next_ref(next);
+        frames.handed_out(ordinal, first, &v);
         if v.get("item").is_some() {
             return Ok(found(ordinal, &v["item"]));
         }

@@ -229,9 +229,7 @@ fn walk<'a>(
             let label = scope.map(|(_, l)| l).unwrap_or_default();
             return Err(stale(&label, "the element is gone or changed"));
         }
-        let next = v["nextRef"].as_u64().unwrap_or(first);
-        frames.record_refs(ordinal, first, next);
-        frames.set_next_ref(next);
+        frames.handed_out(ordinal, first, v);
 
         let mut out = Walked {
             lines: Vec::new(),

@@ -10,7 +10,7 @@ use super::{Command, Cx, Scope};
 use crate::browser::annotate::Annotation;
 use crate::error::{ApiError, ErrorCode};
 use crate::rig::annotating::{self, Outcome};
-use crate::rig::inbox::{self, Entry, SCOPE_TTL_MS, Summary};
+use crate::rig::inbox::{self, Entry, SCOPE_TTL_MS, Source, Summary};
 
 /// What `annotate` keeps back from its deadline to read and store a send.
 const COLLECT_MS: u64 = 3_000;
@@ -78,13 +78,7 @@ impl Command for Annotate {
         let state = cx.state().clone();
         let slot = state.session(&name, false)?;
         let (tab, headless) = {
-            let mut session =
-                tokio::time::timeout_at(cx.deadline(), slot.state().clone().lock_owned())
-                    .await
-                    .map_err(|_| ApiError::timeout(format!("session {name:?} stayed busy")))?;
-            if session.is_closed() {
-                return Err(ApiError::not_found(format!("session {name:?} was closed")));
-            }
+            let mut session = slot.lock_until(&name, cx.deadline()).await?;
             (session.tab(cx.tab_id()).await?, session.is_headless())
         };
         let until = cx.deadline() - std::time::Duration::from_millis(COLLECT_MS);
@@ -95,7 +89,7 @@ impl Command for Annotate {
                 session: &name,
                 prompt: self.prompt.as_deref(),
                 screenshot: !self.no_screenshot,
-                source: "annotate",
+                source: Source::Annotate,
                 until,
             },
         )
@@ -380,9 +374,8 @@ impl Command for InboxScope {
 
     async fn run(self, cx: Cx) -> Result<Scopes, ApiError> {
         let inbox = cx.state().inbox();
-        inbox::check_scope(&self.name)?;
         if self.release {
-            inbox.release(&self.name);
+            inbox.release(&self.name)?;
         } else {
             inbox.register(&self.name, SCOPE_TTL_MS)?;
         }

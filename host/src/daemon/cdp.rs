@@ -145,17 +145,9 @@ async fn seat(state: &Door, name: &str) -> Result<Seat, ApiError> {
         ));
     }
     let slot = state.session(name, true)?;
-    let mut session = tokio::time::timeout(SEAT_WITHIN, slot.state().clone().lock_owned())
-        .await
-        .map_err(|_| {
-            ApiError::new(
-                ErrorCode::Busy,
-                format!("session {name:?} stayed busy; try again"),
-            )
-        })?;
-    if session.is_closed() {
-        return Err(ApiError::not_found(format!("session {name:?} was closed")));
-    }
+    let mut session = slot
+        .lock_until(name, tokio::time::Instant::now() + SEAT_WITHIN)
+        .await?;
     session.seat(slot.gates().clone()).await
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::State;
-use super::inbox::Stored;
+use super::inbox::{Source, Stored};
 use crate::browser::Tab;
 use crate::browser::annotate::{self, Annotation, Phase};
 use crate::browser::capture::{Area, ImageFormat};
@@ -26,10 +26,46 @@ pub struct Options<'a> {
     pub session: &'a str,
     pub prompt: Option<&'a str>,
     pub screenshot: bool,
-    /// `annotate` (the agent waits; stored as read) or `extension`.
-    pub source: &'a str,
+    pub source: Source,
     /// When the person's time is up.
     pub until: Instant,
+}
+
+/// The tabs (target ids) with a capture running: one at a time per tab.
+#[derive(Default)]
+pub struct Captures(std::sync::Mutex<std::collections::HashSet<String>>);
+
+/// A capture's hold on its tab, let go when dropped.
+struct Capturing<'a> {
+    captures: &'a Captures,
+    target: String,
+}
+
+impl Captures {
+    /// Marks a capture running on the tab `target`; `busy` when one is.
+    fn begin(&self, target: &str) -> Result<Capturing<'_>, ApiError> {
+        let mut running = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !running.insert(target.to_string()) {
+            return Err(
+                ApiError::new(ErrorCode::Busy, "a person is already annotating this tab")
+                    .with_hint("wait for that capture to end (send, cancel or its timeout)"),
+            );
+        }
+        Ok(Capturing {
+            captures: self,
+            target: target.to_string(),
+        })
+    }
+}
+
+impl Drop for Capturing<'_> {
+    fn drop(&mut self) {
+        self.captures
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.target);
+    }
 }
 
 /// A capture's overlay: closed by [`Overlay::close`], or in the
@@ -70,7 +106,7 @@ pub struct Outcome {
 /// opens and while the send is read, not while the person works: other
 /// commands (and a CDP client) use the tab meanwhile.
 pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outcome, ApiError> {
-    let _one = state.inbox().begin_capture(tab.target_id())?;
+    let _one = state.captures().begin(tab.target_id())?;
     let inbox = state.inbox();
     // The capture's id: its overlay's, and its inbox entry's.
     let id = super::inbox::Inbox::new_id()?;
@@ -83,7 +119,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
     let mut overlay = Overlay(Some((tab.clone(), id.clone())));
     let ended = loop {
         match annotate::phase(tab).await {
-            Ok(Phase::Open(_)) => {}
+            Ok(Phase::Open) => {}
             Ok(other) => break other,
             Err(e) => {
                 overlay.close().await;
@@ -116,7 +152,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
                 "the page kept removing the annotation overlay",
             ));
         }
-        Phase::Gone | Phase::Open(_) => {
+        Phase::Gone | Phase::Open => {
             return Err(ApiError::new(
                 ErrorCode::NavigationFailed,
                 "the page went away (navigated, reloaded or closed) before anything was sent",
@@ -146,12 +182,7 @@ pub async fn capture(state: &State, tab: &Tab, opts: Options<'_>) -> Result<Outc
     }
     annotate::redact(&mut annotation);
     annotate::fit(&mut annotation);
-    let stored = inbox.add(
-        id.clone(),
-        annotation.clone(),
-        opts.source,
-        opts.source == "annotate",
-    )?;
+    let stored = inbox.add(id.clone(), annotation.clone(), opts.source)?;
     if stored.deduped {
         // The same send a moment ago: its entry (and screenshot) stands.
         if let Some(path) = annotation.screenshot.take() {
@@ -234,18 +265,11 @@ async fn from_extension(
     tab_id: u64,
 ) -> Result<Outcome, ApiError> {
     let until = Instant::now() + EXTENSION_WITHIN;
-    let lock = |slot: &std::sync::Arc<super::Slot>| {
-        let slot = slot.clone();
-        async move {
-            tokio::time::timeout(Duration::from_secs(30), slot.state().clone().lock_owned())
-                .await
-                .map_err(|_| ApiError::timeout("the session stayed busy"))
-        }
-    };
+    let within = || Instant::now() + Duration::from_secs(30);
     // The tab as the extension lists it (lent tabs only).
     let own = state.session(EXTENSION_SESSION, true)?;
     let target = {
-        let mut session = lock(&own).await?;
+        let mut session = own.lock_until(EXTENSION_SESSION, within()).await?;
         if !session.is_relay() {
             session.connect_extension(link).await?;
         }
@@ -258,7 +282,12 @@ async fn from_extension(
     };
     // A session that holds it already keeps it (its refs are that session's).
     for (name, slot) in state.sessions() {
-        let mut session = lock(&slot).await?;
+        let mut session = match slot.lock_until(&name, within()).await {
+            Ok(s) => s,
+            // Closed meanwhile: it holds nothing.
+            Err(e) if e.code() == ErrorCode::NotFound => continue,
+            Err(e) => return Err(e),
+        };
         if !session.is_relay() {
             continue;
         }
@@ -272,7 +301,7 @@ async fn from_extension(
         }
     }
     let tab = {
-        let mut session = lock(&own).await?;
+        let mut session = own.lock_until(EXTENSION_SESSION, within()).await?;
         session.borrow(&target).await?
     };
     capture(state, &tab, extension_options(EXTENSION_SESSION, until)).await
@@ -283,7 +312,7 @@ fn extension_options(session: &str, until: Instant) -> Options<'_> {
         session,
         prompt: None,
         screenshot: true,
-        source: "extension",
+        source: Source::Extension,
         until,
     }
 }

@@ -62,9 +62,18 @@ pub struct Head {
     /// Several scopes were active: these, and the entry is any of theirs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ambiguous: Vec<String>,
-    /// `annotate` (an agent asked) or `extension` (the person started it).
-    pub source: String,
+    pub source: Source,
     pub read: bool,
+}
+
+/// Who started a send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// An agent ran `annotate` and got the send back (stored as read).
+    Annotate,
+    /// The person, from the extension's popup (stored unread).
+    Extension,
 }
 
 /// One thing sent.
@@ -159,24 +168,6 @@ pub struct Inbox {
     lock: Mutex<()>,
     /// Scope name → when it stops being active (ms).
     scopes: Mutex<HashMap<String, u64>>,
-    /// Tabs (target ids) with a capture running: one at a time per tab.
-    capturing: Mutex<std::collections::HashSet<String>>,
-}
-
-/// A capture's hold on its tab, let go when dropped.
-pub struct Capturing<'a> {
-    inbox: &'a Inbox,
-    target: String,
-}
-
-impl Drop for Capturing<'_> {
-    fn drop(&mut self) {
-        self.inbox
-            .capturing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.target);
-    }
 }
 
 fn err(e: impl std::fmt::Display) -> ApiError {
@@ -190,23 +181,7 @@ impl Inbox {
             clock,
             lock: Mutex::new(()),
             scopes: Mutex::new(HashMap::new()),
-            capturing: Mutex::default(),
         }
-    }
-
-    /// Marks a capture running on the tab `target`; `busy` when one is.
-    pub fn begin_capture(&self, target: &str) -> Result<Capturing<'_>, ApiError> {
-        let mut running = self.capturing.lock().unwrap_or_else(|e| e.into_inner());
-        if !running.insert(target.to_string()) {
-            return Err(
-                ApiError::new(ErrorCode::Busy, "a person is already annotating this tab")
-                    .with_hint("wait for that capture to end (send, cancel or its timeout)"),
-            );
-        }
-        Ok(Capturing {
-            inbox: self,
-            target: target.to_string(),
-        })
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -280,37 +255,40 @@ impl Inbox {
         crate::config::write_private(&self.file(), &bytes).map_err(err)
     }
 
-    /// Runs `f` on the entries (expired ones already gone, their
-    /// screenshots removed) and saves them when `f` says they changed.
+    /// Runs `f` on the entries (expired ones already gone) and saves them
+    /// when `f` says they changed or some expired. Every entry that is not
+    /// there any more afterwards (expired, evicted, cleared) takes its
+    /// screenshot with it.
     fn with<T>(
         &self,
         f: impl FnOnce(&mut Vec<Entry>) -> Result<(T, bool), ApiError>,
     ) -> Result<T, ApiError> {
         let _one = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut entries = self.load()?;
+        let loaded: Vec<(String, Option<PathBuf>)> = entries
+            .iter()
+            .map(|e| (e.id.clone(), e.annotation.screenshot.clone()))
+            .collect();
         let now = self.now_ms();
-        let before = entries.len();
-        let mut dropped = Vec::new();
-        entries.retain(|e| {
-            let keep = now.saturating_sub(e.at_ms) < TTL_MS;
-            if !keep {
-                dropped.push(e.clone());
-            }
-            keep
-        });
+        entries.retain(|e| now.saturating_sub(e.at_ms) < TTL_MS);
+        let expired = entries.len() != loaded.len();
         let (out, changed) = f(&mut entries)?;
-        if changed || entries.len() != before {
+        if changed || expired {
             self.save(&entries)?;
-            for e in &dropped {
-                self.remove_files(e);
+            let kept: std::collections::HashSet<&str> =
+                entries.iter().map(|e| e.id.as_str()).collect();
+            for (id, shot) in &loaded {
+                if !kept.contains(id.as_str()) {
+                    self.remove_screenshot(shot.as_deref());
+                }
             }
         }
         Ok(out)
     }
 
     /// Removes an entry's screenshot (only ours, in the inbox folder).
-    fn remove_files(&self, e: &Entry) {
-        if let Some(shot) = &e.annotation.screenshot
+    fn remove_screenshot(&self, shot: Option<&Path>) {
+        if let Some(shot) = shot
             && shot.parent() == Some(self.dir.as_path())
         {
             let _ = std::fs::remove_file(shot);
@@ -318,20 +296,18 @@ impl Inbox {
     }
 
     /// Stores a send: deduped against the last minute's, routed to the
-    /// active scope, within the caps. `read`: the agent already has it (an
-    /// `annotate` it ran).
+    /// active scope, within the caps. One from `annotate` is stored read
+    /// (the agent already has it).
     pub fn add(
         &self,
         id: String,
         annotation: Annotation,
-        source: &str,
-        read: bool,
+        source: Source,
     ) -> Result<Stored, ApiError> {
         let now = self.now_ms();
         let digest = digest_of(&annotation);
         let (scope, ambiguous) = self.route();
-        let mut evicted_entries = Vec::new();
-        let stored = self.with(|entries| {
+        self.with(|entries| {
             if let Some(same) = entries
                 .iter()
                 .rev()
@@ -354,22 +330,23 @@ impl Inbox {
                     at_ms: now,
                     scope: scope.clone(),
                     ambiguous: ambiguous.clone(),
-                    source: source.to_string(),
-                    read,
+                    source,
+                    read: source == Source::Annotate,
                 },
                 digest: digest.clone(),
                 annotation: annotation.clone(),
             });
             // The oldest unread go past 50 unread; past 200 in all, the
             // oldest read ones first, then the oldest.
+            let mut evicted = Vec::new();
             while entries.iter().filter(|e| !e.read).count() > MAX_UNREAD {
                 if let Some(i) = entries.iter().position(|e| !e.read) {
-                    evicted_entries.push(entries.remove(i));
+                    evicted.push(entries.remove(i).head.id);
                 }
             }
             while entries.len() > MAX_TOTAL {
                 let i = entries.iter().position(|e| e.read).unwrap_or(0);
-                evicted_entries.push(entries.remove(i));
+                evicted.push(entries.remove(i).head.id);
             }
             Ok((
                 Stored {
@@ -377,15 +354,11 @@ impl Inbox {
                     deduped: false,
                     scope: scope.clone(),
                     ambiguous: ambiguous.clone(),
-                    evicted: evicted_entries.iter().map(|e| e.id.clone()).collect(),
+                    evicted,
                 },
                 true,
             ))
-        })?;
-        for e in &evicted_entries {
-            self.remove_files(e);
-        }
-        Ok(stored)
+        })
     }
 
     /// The entries for `scope` (None: all), newest first; unread only
@@ -440,27 +413,19 @@ impl Inbox {
 
     /// Removes entries: one, the read ones, or all. How many went.
     pub fn clear(&self, id: Option<&str>, all: bool) -> Result<usize, ApiError> {
-        let mut gone = Vec::new();
-        let n = self.with(|entries| {
+        self.with(|entries| {
             let before = entries.len();
-            let (keep, drop): (Vec<Entry>, Vec<Entry>) =
-                std::mem::take(entries).into_iter().partition(|e| match id {
-                    Some(id) => e.id != id,
-                    None => !(all || e.read),
-                });
-            *entries = keep;
+            entries.retain(|e| match id {
+                Some(id) => e.id != id,
+                None => !(all || e.read),
+            });
             if let Some(id) = id
-                && drop.is_empty()
+                && entries.len() == before
             {
                 return Err(missing(id));
             }
-            gone = drop;
             Ok((before - entries.len(), before != entries.len()))
-        })?;
-        for e in &gone {
-            self.remove_files(e);
-        }
-        Ok(n)
+        })
     }
 
     /// Registers (or renews) a scope as active for `ttl_ms`.
@@ -480,12 +445,15 @@ impl Inbox {
         Ok(())
     }
 
-    pub fn release(&self, name: &str) -> bool {
-        self.scopes
+    /// Gives a scope up; whether it was active.
+    pub fn release(&self, name: &str) -> Result<bool, ApiError> {
+        check_scope(name)?;
+        Ok(self
+            .scopes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(name)
-            .is_some()
+            .is_some())
     }
 
     /// The active scopes, sorted.
@@ -634,24 +602,24 @@ mod tests {
     fn identical_sends_within_a_minute_are_stored_once() {
         let (_d, clock, inbox) = inbox();
         let a = inbox
-            .add("aaaa0001".into(), send("this"), "extension", false)
+            .add("aaaa0001".into(), send("this"), Source::Extension)
             .expect("add");
         assert!(!a.deduped);
         tick(&clock, 59_000);
         let mut again = send("this");
         again.at_ms = 12345; // another moment, the same content
         let b = inbox
-            .add("aaaa0002".into(), again, "extension", false)
+            .add("aaaa0002".into(), again, Source::Extension)
             .expect("add");
         assert!(b.deduped);
         assert_eq!(b.id, "aaaa0001");
         let c = inbox
-            .add("aaaa0003".into(), send("that"), "extension", false)
+            .add("aaaa0003".into(), send("that"), Source::Extension)
             .expect("add");
         assert!(!c.deduped, "another note is another send");
         tick(&clock, 1_001);
         let d = inbox
-            .add("aaaa0004".into(), send("this"), "extension", false)
+            .add("aaaa0004".into(), send("this"), Source::Extension)
             .expect("add");
         assert!(!d.deduped, "60 s later it is a new send");
         assert_eq!(inbox.list(None, true).expect("list").len(), 3);
@@ -665,8 +633,7 @@ mod tests {
                 .add(
                     format!("u{i:07}"),
                     send(&format!("n{i}")),
-                    "extension",
-                    false,
+                    Source::Extension,
                 )
                 .expect("add");
             if i >= 50 {
@@ -682,7 +649,7 @@ mod tests {
         );
         for i in 0..250 {
             inbox
-                .add(format!("r{i:07}"), send(&format!("r{i}")), "annotate", true)
+                .add(format!("r{i:07}"), send(&format!("r{i}")), Source::Annotate)
                 .expect("add");
         }
         let all = inbox.list(None, true).expect("list");
@@ -709,17 +676,17 @@ mod tests {
     fn scopes_route_sends_one_none_several() {
         let (_d, clock, inbox) = inbox();
         let none = inbox
-            .add("s0000001".into(), send("a"), "extension", false)
+            .add("s0000001".into(), send("a"), Source::Extension)
             .expect("add");
         assert_eq!((none.scope, none.ambiguous.len()), (None, 0));
         inbox.register("claude", SCOPE_TTL_MS).expect("scope");
         let one = inbox
-            .add("s0000002".into(), send("b"), "extension", false)
+            .add("s0000002".into(), send("b"), Source::Extension)
             .expect("add");
         assert_eq!(one.scope.as_deref(), Some("claude"));
         inbox.register("codex", 1_000).expect("scope");
         let two = inbox
-            .add("s0000003".into(), send("c"), "extension", false)
+            .add("s0000003".into(), send("c"), Source::Extension)
             .expect("add");
         assert_eq!(two.scope, None);
         assert_eq!(two.ambiguous, vec!["claude", "codex"]);
@@ -744,7 +711,7 @@ mod tests {
         // A scope lapses without renewal.
         tick(&clock, 1_000);
         assert_eq!(inbox.active(), vec!["claude"]);
-        assert!(inbox.release("claude"));
+        assert!(inbox.release("claude").expect("release"));
         assert!(inbox.active().is_empty());
         assert!(inbox.register("bad name", 1).is_err());
         assert!(inbox.register(&"x".repeat(65), 1).is_err());
@@ -758,7 +725,7 @@ mod tests {
     fn targets_parse_and_refuse() {
         let (_d, _c, inbox) = inbox();
         inbox
-            .add("abcd1234".into(), send("x"), "annotate", true)
+            .add("abcd1234".into(), send("x"), Source::Annotate)
             .expect("add");
         let (e, i) = inbox
             .target("inbox:abcd1234#1")
@@ -792,7 +759,7 @@ mod tests {
     fn a_file_that_is_not_ours_alone_is_refused() {
         let (_d, _c, inbox) = inbox();
         inbox
-            .add("abcd1234".into(), send("x"), "annotate", true)
+            .add("abcd1234".into(), send("x"), Source::Annotate)
             .expect("add");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(inbox.file(), std::fs::Permissions::from_mode(0o644))

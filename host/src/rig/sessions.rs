@@ -40,6 +40,28 @@ impl Slot {
         &self.state
     }
 
+    /// The session's lock, for work outside the scheduler's line (a CDP
+    /// client's seat, an annotation capture): `busy` when it is not free
+    /// by `deadline`, `not_found` when the session was closed meanwhile.
+    pub async fn lock_until(
+        &self,
+        name: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<tokio::sync::OwnedMutexGuard<SessionState>, ApiError> {
+        let session = tokio::time::timeout_at(deadline, self.state.clone().lock_owned())
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    crate::error::ErrorCode::Busy,
+                    format!("session {name:?} stayed busy; try again"),
+                )
+            })?;
+        if session.is_closed() {
+            return Err(ApiError::not_found(format!("session {name:?} was closed")));
+        }
+        Ok(session)
+    }
+
     pub fn parallel(&self) -> &Arc<tokio::sync::Semaphore> {
         &self.parallel
     }

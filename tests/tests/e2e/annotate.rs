@@ -364,7 +364,6 @@ fn nobody_answers_and_the_capture_times_out() {
     let s = crate::session!();
     page(&s);
     let mut person = Person::at(&s);
-    let started = Instant::now();
     let out = s.cmd("annotate", json!({ "timeout_ms": 4000 }));
     assert_eq!(out["error"]["code"], "timeout", "{out}");
     // The test's browser is headless: the error says nobody could see it.
@@ -377,7 +376,6 @@ fn nobody_answers_and_the_capture_times_out() {
             .contains("--headed"),
         "{out}"
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
     person.wait_overlay("#pay", false);
     // The person cancels: a trusted Esc, after picking something.
     let waiting = annotate_in_background(&s, json!({ "timeout_ms": 60000 }));

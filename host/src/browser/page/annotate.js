@@ -48,13 +48,19 @@
   // The page element under a point: the first one that is not the overlay,
   // looked for inside open shadow roots too.
   function annotHit(A, x, y) {
-    let el = document.elementsFromPoint(x, y).find((e) => e !== A.host);
+    const el = annotDeep(document.elementsFromPoint(x, y).find((e) => e !== A.host), x, y);
+    return el && el !== document.documentElement ? el : null;
+  }
+
+  // From `el` at a point, down through open shadow roots to the innermost
+  // element there.
+  function annotDeep(el, x, y) {
     for (let i = 0; el && el.shadowRoot && i < 20; i++) {
       const inner = el.shadowRoot.elementsFromPoint(x, y).find((e) => e !== el && el.shadowRoot.contains(e));
       if (!inner || inner === el) break;
       el = inner;
     }
-    return el && el !== document.documentElement ? el : null;
+    return el;
   }
 
   // For a pick on an <iframe>: the point in the frame's own viewport (its
@@ -322,12 +328,7 @@
     // as an item (refs `@f<N>e<M>` from o.nextRef on).
     annotAt(o) {
       W.prefix = o.prefix;
-      let el = document.elementFromPoint(o.x, o.y);
-      for (let i = 0; el && el.shadowRoot && i < 20; i++) {
-        const inner = el.shadowRoot.elementFromPoint(o.x, o.y);
-        if (!inner || inner === el) break;
-        el = inner;
-      }
+      const el = annotDeep(document.elementFromPoint(o.x, o.y), o.x, o.y);
       if (!el || el === document.documentElement || el === document.body) return { none: true };
       const st = { next: o.nextRef };
       const item = annotItem({ el: new WeakRef(el), note: '' }, st, performance.now() + (o.countMs || 1000));
